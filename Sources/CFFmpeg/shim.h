@@ -1,0 +1,67 @@
+// Shim over FFmpeg's C API: the headers VideoIO needs, and small inline helpers
+// for what Swift cannot import (function-like macros, version-dependent calls).
+#ifndef HANDPOSE_CFFMPEG_SHIM_H
+#define HANDPOSE_CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libswscale/swscale.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/log.h>
+
+static inline int cffmpeg_error_eagain(void) { return AVERROR(EAGAIN); }
+static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
+static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
+static inline int64_t cffmpeg_nopts(void) { return AV_NOPTS_VALUE; }
+
+/// FFmpeg's message for an error code, copied into `buffer`.
+static inline void cffmpeg_strerror(int code, char *buffer, size_t size) {
+    av_strerror(code, buffer, size);
+}
+
+/// The stream's display rotation in degrees counter-clockwise (0 when none).
+static inline double cffmpeg_stream_rotation(const AVStream *stream) {
+    const int32_t *matrix = NULL;
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    const AVPacketSideData *sd = av_packet_side_data_get(stream->codecpar->coded_side_data,
+                                                         stream->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_DISPLAYMATRIX);
+    if (sd && sd->size >= 9 * sizeof(int32_t)) matrix = (const int32_t *)sd->data;
+#else
+    size_t size = 0;
+    matrix = (const int32_t *)av_stream_get_side_data((AVStream *)stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (size < 9 * sizeof(int32_t)) matrix = NULL;
+#endif
+    if (!matrix) return 0;
+    double angle = av_display_rotation_get(matrix);
+    return angle != angle ? 0 : angle; // NaN when the matrix is not a rotation
+}
+
+/// Stores a display matrix turning frames `degrees` clockwise for display on the stream (before the header is written).
+static inline int cffmpeg_stream_set_rotation(AVStream *stream, double degrees) {
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    AVPacketSideData *sd = av_packet_side_data_new(&stream->codecpar->coded_side_data,
+                                                   &stream->codecpar->nb_coded_side_data,
+                                                   AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t), 0);
+    if (!sd) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)sd->data, degrees);
+    return 0;
+#else
+    uint8_t *data = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+    if (!data) return AVERROR(ENOMEM);
+    av_display_rotation_set((int32_t *)data, degrees);
+    return 0;
+#endif
+}
+
+static inline void cffmpeg_enable_threads(AVCodecContext *ctx) {
+    ctx->thread_count = 0;
+    ctx->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+}
+
+#endif

@@ -1,0 +1,34 @@
+import CFFmpeg
+
+func cffmpegMessage(_ code: Int32, _ buffer: inout [CChar]) {
+    let size = buffer.count
+    buffer.withUnsafeMutableBufferPointer { cffmpeg_strerror(code, $0.baseAddress, size) }
+}
+
+/// FFmpeg logs to stderr by default; handpose reports errors itself, so only fatal messages pass.
+let quietFFmpegLogs: Void = {
+    av_log_set_level(AV_LOG_FATAL)
+}()
+
+/// A rational number as FFmpeg keeps frame rates and time bases.
+public struct Rational: Equatable, Sendable, CustomStringConvertible {
+    public var numerator: Int
+    public var denominator: Int
+    public init(_ numerator: Int, _ denominator: Int) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+    /// The closest common rational to a decimal rate: 29.97 becomes 30000/1001.
+    public init(rate: Double) {
+        for base in [24.0, 30.0, 60.0, 120.0] where abs(rate - base * 1000 / 1001) < 0.005 {
+            self.init(Int(base * 1000), 1001)
+            return
+        }
+        if rate == rate.rounded() { self.init(Int(rate), 1); return }
+        self.init(Int((rate * 1000).rounded()), 1000)
+    }
+    public var value: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+    var av: AVRational { AVRational(num: Int32(numerator), den: Int32(denominator)) }
+    init(_ r: AVRational) { self.init(Int(r.num), Int(r.den)) }
+}

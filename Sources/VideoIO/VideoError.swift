@@ -1,0 +1,58 @@
+import Foundation
+
+/// Why a video could not be read or written. Every case names the file; FFmpeg's own words ride along.
+public enum VideoError: Error, Equatable, CustomStringConvertible {
+    case fileNotFound(path: String)
+    case unreadable(path: String, ffmpeg: String)
+    case notAVideo(path: String, ffmpeg: String)
+    case noVideoStream(path: String)
+    case unsupportedCodec(path: String, codec: String)
+    /// Decoding stopped at `frame` (the frames before it were delivered) because the data is damaged.
+    case corrupt(path: String, frame: Int, time: Double?, ffmpeg: String)
+    /// The file ends before the frames its container promises.
+    case truncated(path: String, framesDecoded: Int, framesExpected: Int)
+    case encoderUnavailable(path: String, codec: String)
+    case writeFailed(path: String, ffmpeg: String)
+    case invalidFrame(path: String, reason: String)
+
+    public var path: String {
+        switch self {
+        case .fileNotFound(let p), .unreadable(let p, _), .notAVideo(let p, _), .noVideoStream(let p),
+             .unsupportedCodec(let p, _), .corrupt(let p, _, _, _), .truncated(let p, _, _),
+             .encoderUnavailable(let p, _), .writeFailed(let p, _), .invalidFrame(let p, _):
+            return p
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let p):
+            return "\(p): no such file."
+        case .unreadable(let p, let m):
+            return "\(p): cannot be read (\(m))."
+        case .notAVideo(let p, let m):
+            return "\(p): not a video or image FFmpeg can open (\(m))."
+        case .noVideoStream(let p):
+            return "\(p): has no video stream."
+        case .unsupportedCodec(let p, let c):
+            return "\(p): no decoder for codec '\(c)' in this FFmpeg build."
+        case .corrupt(let p, let f, let t, let m):
+            let at = t.map { String(format: " (t=%.3fs)", $0) } ?? ""
+            return "\(p): corrupt data at frame \(f)\(at): \(m); the frames before it were read."
+        case .truncated(let p, let got, let expected):
+            return "\(p): file is truncated: decoded \(got) of the \(expected) frames its container lists."
+        case .encoderUnavailable(let p, let c):
+            return "\(p): this FFmpeg build has no encoder for \(c)."
+        case .writeFailed(let p, let m):
+            return "\(p): cannot write (\(m))."
+        case .invalidFrame(let p, let r):
+            return "\(p): \(r)"
+        }
+    }
+}
+
+func ffmpegMessage(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    cffmpegMessage(code, &buffer)
+    return String(cString: buffer)
+}

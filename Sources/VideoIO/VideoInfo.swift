@@ -1,0 +1,21 @@
+/// Facts about a clip's video stream, as `handpose probe` shows them.
+public struct VideoInfo: Sendable, Equatable, Codable {
+    public var path: String
+    public var container: String
+    public var codec: String
+    public var pixelFormat: String
+    /// Size as displayed: a portrait phone clip (rotation metadata 90) reports portrait.
+    public var width: Int
+    public var height: Int
+    /// Clockwise rotation applied to decoded frames, in degrees (0, 90, 180, 270).
+    public var rotation: Int
+    /// Average frame rate (frames over duration) and the container's nominal rate.
+    public var averageFrameRate: Double
+    public var nominalFrameRate: Double
+    public var duration: Double
+    public var frameCount: Int
+    /// True when `frameCount` was computed from duration and rate, not counted or read from the container.
+    public var frameCountIsEstimate: Bool
+    /// True for still images (jpg, png, ...), which read as one-frame clips.
+    public var isStillImage: Bool
+}

@@ -1,0 +1,327 @@
+import CFFmpeg
+import Foundation
+
+/// Decodes a clip's frames in order, as RGB, through FFmpeg.
+///
+/// Timestamps are repaired so they strictly increase: a frame with no timestamp, or one not
+/// later than the frame before it, gets the previous time plus one nominal frame duration.
+public final class VideoReader {
+    public let info: VideoInfo
+    public var path: String { info.path }
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let streamIndex: Int32
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var scaler: OpaquePointer?
+    private var scalerSource: (width: Int32, height: Int32, format: Int32) = (0, 0, -1)
+
+    private let timeBase: Double
+    private let startPTS: Int64
+    private let frameDuration: Double
+    /// Packets the container lists for the stream (0 when it does not say).
+    private let containerFrames: Int
+    private var packetsRead = 0
+    private var hasSeeked = false
+    private var nextIndex = 0
+    private var lastTime: Double?
+    private var inputEnded = false
+    private var finished = false
+    /// Every packet's presentation timestamp, sorted: the frame index of any timestamp. Built on first seek.
+    private var ptsIndex: [Int64]?
+
+    /// Opens `url`. `threads` 0 lets FFmpeg choose (frame and slice threads over all cores).
+    public init(url: URL, threads: Int = 0) throws {
+        _ = quietFFmpegLogs
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { throw VideoError.fileNotFound(path: path) }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
+        }
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        var rc = avformat_open_input(&ctx, path, nil, nil)
+        guard rc >= 0, let ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
+        format = ctx
+        rc = avformat_find_stream_info(ctx, nil)
+        guard rc >= 0 else {
+            avformat_close_input(&format)
+            throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc))
+        }
+        var decoder: UnsafePointer<AVCodec>? = nil
+        let best = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
+        if best < 0 {
+            avformat_close_input(&format)
+            if best == AVERROR_DECODER_NOT_FOUND_CODE {
+                throw VideoError.unsupportedCodec(path: path, codec: "unknown")
+            }
+            throw VideoError.noVideoStream(path: path)
+        }
+        streamIndex = best
+        stream = ctx.pointee.streams[Int(best)]!
+        let par = stream.pointee.codecpar!
+        guard let decoder else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            avformat_close_input(&format)
+            throw VideoError.unsupportedCodec(path: path, codec: name)
+        }
+        guard let cc = avcodec_alloc_context3(decoder) else {
+            avformat_close_input(&format)
+            throw VideoError.unreadable(path: path, ffmpeg: "out of memory")
+        }
+        codec = cc
+        avcodec_parameters_to_context(cc, par)
+        if threads == 0 { cffmpeg_enable_threads(cc) } else { cc.pointee.thread_count = Int32(threads) }
+        cc.pointee.pkt_timebase = stream.pointee.time_base
+        rc = avcodec_open2(cc, decoder, nil)
+        guard rc >= 0 else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            avcodec_free_context(&codec)
+            avformat_close_input(&format)
+            throw VideoError.unsupportedCodec(path: path, codec: "\(name): \(ffmpegMessage(rc))")
+        }
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+
+        let tb = stream.pointee.time_base
+        timeBase = Double(tb.num) / Double(max(tb.den, 1))
+        startPTS = stream.pointee.start_time == cffmpeg_nopts() ? 0 : stream.pointee.start_time
+
+        let containerName = String(cString: ctx.pointee.iformat.pointee.name)
+        let still = containerName == "image2" || containerName.hasSuffix("_pipe")
+        let avg = still ? 0 : Rational(stream.pointee.avg_frame_rate).value
+        let nominal = still ? 0 : Rational(stream.pointee.r_frame_rate).value
+        let rateForSteps = avg > 0 ? avg : (nominal > 0 ? nominal : 25)
+        frameDuration = 1 / rateForSteps
+
+        var duration = 0.0
+        if still {
+        } else if stream.pointee.duration != cffmpeg_nopts() && stream.pointee.duration > 0 {
+            duration = Double(stream.pointee.duration) * timeBase
+        } else if ctx.pointee.duration != cffmpeg_nopts() && ctx.pointee.duration > 0 {
+            duration = Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
+        }
+        containerFrames = still ? 1 : Int(max(stream.pointee.nb_frames, 0))
+        var count = containerFrames
+        var estimate = false
+        if count == 0 {
+            if let scanned = try? Self.scanPTS(path: path) {
+                count = scanned.count
+            } else {
+                count = Int((duration * rateForSteps).rounded())
+                estimate = true
+            }
+        }
+
+        let rotationCCW = cffmpeg_stream_rotation(stream)
+        let clockwise = ((Int((-rotationCCW).rounded()) % 360) + 360) % 360
+        let rotation = [0, 90, 180, 270].min { abs($0 - clockwise) < abs($1 - clockwise) }!
+        let w = Int(par.pointee.width), h = Int(par.pointee.height)
+        let pixfmt = av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "unknown"
+        info = VideoInfo(
+            path: path, container: containerName,
+            codec: String(cString: avcodec_get_name(par.pointee.codec_id)), pixelFormat: pixfmt,
+            width: rotation % 180 == 0 ? w : h, height: rotation % 180 == 0 ? h : w, rotation: rotation,
+            averageFrameRate: avg, nominalFrameRate: nominal, duration: duration,
+            frameCount: count, frameCountIsEstimate: estimate, isStillImage: still)
+    }
+
+    deinit {
+        sws_freeContext(scaler)
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// The next frame in presentation order, or nil at the end of the clip.
+    public func nextFrame() throws -> VideoFrame? {
+        guard let decoded = try decodeNext() else { return nil }
+        return decoded
+    }
+
+    /// All frames whose time lies in `[start, end)`, frame-accurately: seeks to the keyframe
+    /// before `start`, decodes forward and drops the frames before it.
+    public func frames(from start: Double, to end: Double) throws -> [VideoFrame] {
+        try seek(to: start)
+        var out: [VideoFrame] = []
+        while let f = try decodeNext() {
+            if f.time < start - 1e-6 { continue }
+            if f.time >= end - 1e-9 { break }
+            out.append(f)
+        }
+        return out
+    }
+
+    /// Positions the reader so that `nextFrame()` continues from the keyframe at or before `seconds`.
+    public func seek(to seconds: Double) throws {
+        guard let format, let codec else { return }
+        if ptsIndex == nil { ptsIndex = (try? Self.scanPTS(path: path)) ?? [] }
+        let target = startPTS + Int64((max(seconds, 0) / timeBase).rounded(.down))
+        var rc = av_seek_frame(format, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        if rc < 0 { rc = av_seek_frame(format, streamIndex, startPTS, AVSEEK_FLAG_BACKWARD) }
+        if rc < 0 { throw VideoError.unreadable(path: path, ffmpeg: "seek failed: \(ffmpegMessage(rc))") }
+        avcodec_flush_buffers(codec)
+        inputEnded = false
+        finished = false
+        lastTime = nil
+        nextIndex = -1   // resolved from the first decoded frame's timestamp
+        packetsRead = 0
+        hasSeeked = true
+    }
+
+    // MARK: decoding
+
+    private func decodeNext() throws -> VideoFrame? {
+        guard let codec, let frame, let packet, let format else { return nil }
+        while !finished {
+            let rc = avcodec_receive_frame(codec, frame)
+            if rc == 0 {
+                defer { av_frame_unref(frame) }
+                return try convert(frame)
+            }
+            if rc == cffmpeg_error_eof() { finished = true; break }
+            if rc != cffmpeg_error_eagain() {
+                finished = true
+                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(rc))
+            }
+            if inputEnded { finished = true; break }
+            // Feed one more packet of our stream.
+            let r = av_read_frame(format, packet)
+            if r < 0 {
+                inputEnded = true
+                avcodec_send_packet(codec, nil)
+                if r != cffmpeg_error_eof() {
+                    finished = true
+                    throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(r))
+                }
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            packetsRead += 1
+            let s = avcodec_send_packet(codec, packet)
+            if s < 0 && s != cffmpeg_error_eagain() {
+                finished = true
+                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(s))
+            }
+        }
+        // A container that lists more packets than the file holds was cut short.
+        if nextIndex >= 0, containerFrames > 1, packetsRead < containerFrames, !hasSeeked {
+            throw VideoError.truncated(path: path, framesDecoded: nextIndex, framesExpected: containerFrames)
+        }
+        return nil
+    }
+
+    private func convert(_ f: UnsafeMutablePointer<AVFrame>) throws -> VideoFrame {
+        let w = f.pointee.width, h = f.pointee.height, fmt = f.pointee.format
+        if scaler == nil || scalerSource != (w, h, fmt) {
+            sws_freeContext(scaler)
+            // Bicubic, as OpenCV's FFmpeg back end converts (matters only for chroma upsampling).
+            scaler = sws_getContext(w, h, AVPixelFormat(fmt), w, h, AV_PIX_FMT_RGB24, Int32(SWS_BICUBIC), nil, nil, nil)
+            scalerSource = (w, h, fmt)
+            guard scaler != nil else {
+                throw VideoError.invalidFrame(path: path, reason: "cannot convert pixel format \(fmt) to RGB")
+            }
+        }
+        let width = Int(w), height = Int(h)
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        rgb.withUnsafeMutableBufferPointer { buf in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
+            var dstStride: [Int32] = [Int32(width * 3), 0, 0, 0]
+            withUnsafePointer(to: &f.pointee.data) { dataTuple in
+                dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                    withUnsafePointer(to: &f.pointee.linesize) { strideTuple in
+                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                            _ = sws_scale(scaler, src, srcStride, 0, h, &dst, &dstStride)
+                        }
+                    }
+                }
+            }
+        }
+        let pts = f.pointee.best_effort_timestamp
+        var time: Double? = pts == cffmpeg_nopts() ? nil : Double(pts - startPTS) * timeBase
+        if nextIndex < 0 {
+            // First frame after a seek: its index is its rank among all packet timestamps.
+            if let index = ptsIndex, !index.isEmpty, pts != cffmpeg_nopts() {
+                nextIndex = lowerBound(index, pts)
+            } else {
+                nextIndex = Int(((time ?? 0) / frameDuration).rounded())
+            }
+        }
+        if let last = lastTime, time == nil || time! <= last { time = last + frameDuration }
+        let t = time ?? 0
+        lastTime = t
+        var out = VideoFrame(index: nextIndex, time: t, width: width, height: height, pixels: rgb)
+        nextIndex += 1
+        if info.rotation != 0 { out = out.rotated(clockwise: info.rotation) }
+        return out
+    }
+
+    private func lowerBound(_ a: [Int64], _ v: Int64) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi { let m = (lo + hi) / 2; if a[m] < v { lo = m + 1 } else { hi = m } }
+        return lo
+    }
+
+    /// Reads every packet of the video stream without decoding: their timestamps, sorted.
+    static func scanPTS(path: String) throws -> [Int64] {
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        var rc = avformat_open_input(&ctx, path, nil, nil)
+        guard rc >= 0, let c = ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
+        defer { avformat_close_input(&ctx) }
+        rc = avformat_find_stream_info(c, nil)
+        guard rc >= 0 else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
+        let index = av_find_best_stream(c, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0 else { throw VideoError.noVideoStream(path: path) }
+        var pkt = av_packet_alloc()
+        defer { av_packet_free(&pkt) }
+        var stamps: [Int64] = []
+        var fallback: Int64 = 0
+        while av_read_frame(c, pkt) >= 0 {
+            if pkt!.pointee.stream_index == index {
+                var ts = pkt!.pointee.pts
+                if ts == cffmpeg_nopts() { ts = pkt!.pointee.dts }
+                if ts == cffmpeg_nopts() { ts = fallback }
+                fallback = ts + max(pkt!.pointee.duration, 1)
+                stamps.append(ts)
+            }
+            av_packet_unref(pkt)
+        }
+        return stamps.sorted()
+    }
+}
+
+private let AVERROR_DECODER_NOT_FOUND_CODE: Int32 = {
+    // FFERRTAG(0xF8,'D','E','C'), negated
+    let tag = Int32(0xF8) | (Int32(UInt8(ascii: "D")) << 8) | (Int32(UInt8(ascii: "E")) << 16) | (Int32(UInt8(ascii: "C")) << 24)
+    return -tag
+}()
+
+extension VideoFrame {
+    /// The frame turned clockwise by 90, 180 or 270 degrees.
+    public func rotated(clockwise degrees: Int) -> VideoFrame {
+        let d = ((degrees % 360) + 360) % 360
+        if d == 0 { return self }
+        let nw = d == 180 ? width : height, nh = d == 180 ? height : width
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let (nx, ny): (Int, Int)
+                        switch d {
+                        case 90: (nx, ny) = (height - 1 - y, x)
+                        case 180: (nx, ny) = (width - 1 - x, height - 1 - y)
+                        default: (nx, ny) = (y, width - 1 - x)
+                        }
+                        let s = (y * width + x) * 3, o = (ny * nw + nx) * 3
+                        dst[o] = src[s]; dst[o + 1] = src[s + 1]; dst[o + 2] = src[s + 2]
+                    }
+                }
+            }
+        }
+        return VideoFrame(index: index, time: time, width: nw, height: nh, pixels: out)
+    }
+}

@@ -1,0 +1,191 @@
+import CFFmpeg
+import Foundation
+
+/// Encodes RGB frames into a video file: H.264 (libx264) when this FFmpeg has it, else MPEG-4 Part 2.
+///
+/// Writes to a temporary name beside the destination and renames it on `finish()`, so an
+/// interrupted run never leaves a half-written clip.
+public final class VideoWriter {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let frameRate: Rational
+    /// The encoder chosen, e.g. "libx264" or "mpeg4".
+    public let encoderName: String
+
+    private let temporaryPath: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var stream: UnsafeMutablePointer<AVStream>
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var scaler: OpaquePointer?
+    private var written = 0
+    private var lastPTS: Int64 = -1
+    private var finished = false
+    /// Time base of the encoder: 1/90000 s, fine enough for any rate and for variable timing.
+    private static let ticks: Int32 = 90000
+
+    /// `rotation`: clockwise display rotation to record in the file's metadata (players and
+    /// `VideoReader` turn frames by it). `quality`: x264 CRF (lower is better).
+    public init(url: URL, width: Int, height: Int, frameRate: Rational,
+                rotation: Int = 0, quality: Int = 18) throws {
+        _ = quietFFmpegLogs
+        path = url.path
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension
+        temporaryPath = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).partial.\(ext)").path
+        guard width > 0, height > 0 else { throw VideoError.invalidFrame(path: path, reason: "frame size must be positive") }
+
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        var rc = avformat_alloc_output_context2(&ctx, nil, nil, temporaryPath)
+        guard rc >= 0, let ctx else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
+        format = ctx
+        let encoder = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_MPEG4)
+        guard let encoder else {
+            avformat_free_context(ctx)
+            throw VideoError.encoderUnavailable(path: path, codec: "H.264 or MPEG-4")
+        }
+        encoderName = String(cString: encoder.pointee.name)
+        let isX264 = encoderName == "libx264"
+        guard isX264 || (width % 2 == 0 && height % 2 == 0) else {
+            avformat_free_context(ctx)
+            throw VideoError.invalidFrame(path: path, reason: "MPEG-4 needs even frame sizes, got \(width)x\(height)")
+        }
+        guard let st = avformat_new_stream(ctx, nil), let cc = avcodec_alloc_context3(encoder) else {
+            avformat_free_context(ctx)
+            throw VideoError.writeFailed(path: path, ffmpeg: "out of memory")
+        }
+        stream = st
+        codec = cc
+        cc.pointee.width = Int32(width)
+        cc.pointee.height = Int32(height)
+        // 4:2:0 halves chroma, which needs even sizes; odd sizes keep full chroma (4:4:4).
+        cc.pointee.pix_fmt = (width % 2 == 0 && height % 2 == 0) ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P
+        cc.pointee.time_base = AVRational(num: 1, den: Self.ticks)
+        cc.pointee.framerate = frameRate.av
+        cc.pointee.gop_size = 12
+        if isX264 {
+            av_opt_set(cc.pointee.priv_data, "crf", "\(quality)", 0)
+            av_opt_set(cc.pointee.priv_data, "preset", "veryfast", 0)
+        } else {
+            cc.pointee.bit_rate = Int64(width * height) * 8
+        }
+        if ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            cc.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+        }
+        rc = avcodec_open2(cc, encoder, nil)
+        guard rc >= 0 else {
+            avcodec_free_context(&codec)
+            avformat_free_context(ctx)
+            throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
+        }
+        avcodec_parameters_from_context(st.pointee.codecpar, cc)
+        st.pointee.time_base = cc.pointee.time_base
+        st.pointee.avg_frame_rate = frameRate.av
+        if rotation % 360 != 0 { _ = cffmpeg_stream_set_rotation(st, Double(rotation)) }
+        rc = avio_open(&ctx.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
+        guard rc >= 0 else {
+            avcodec_free_context(&codec)
+            avformat_free_context(ctx)
+            format = nil
+            throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
+        }
+        // mp4/mov: index at the front, so a copy cut short still plays up to the cut.
+        var options: OpaquePointer? = nil
+        if ["mp4", "mov", "m4v"].contains(ext.lowercased()) { av_dict_set(&options, "movflags", "+faststart", 0) }
+        rc = avformat_write_header(ctx, &options)
+        av_dict_free(&options)
+        guard rc >= 0 else {
+            cleanUp(removeTemporary: true)
+            throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
+        }
+        frame = av_frame_alloc()
+        packet = av_packet_alloc()
+        frame!.pointee.format = cc.pointee.pix_fmt.rawValue
+        frame!.pointee.width = Int32(width)
+        frame!.pointee.height = Int32(height)
+        av_frame_get_buffer(frame, 0)
+        scaler = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_RGB24, Int32(width), Int32(height),
+                                cc.pointee.pix_fmt, Int32(SWS_BICUBIC), nil, nil, nil)
+    }
+
+    deinit { if !finished { cleanUp(removeTemporary: true) } }
+
+    /// Appends a frame. `time` (seconds) sets its presentation time for variable-rate clips;
+    /// without it frames follow each other at the writer's frame rate.
+    public func append(_ rgb: VideoFrame, time: Double? = nil) throws {
+        guard !finished, let codec, let frame else { throw VideoError.writeFailed(path: path, ffmpeg: "writer is finished") }
+        guard rgb.width == width, rgb.height == height else {
+            throw VideoError.invalidFrame(path: path, reason: "frame \(written) is \(rgb.width)x\(rgb.height), the clip is \(width)x\(height)")
+        }
+        av_frame_make_writable(frame)
+        rgb.pixels.withUnsafeBufferPointer { buf in
+            var src: [UnsafePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
+            var srcStride: [Int32] = [Int32(width * 3), 0, 0, 0]
+            withUnsafeMutablePointer(to: &frame.pointee.data) { d in
+                d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+                    withUnsafeMutablePointer(to: &frame.pointee.linesize) { l in
+                        l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
+                            _ = sws_scale(scaler, &src, &srcStride, 0, Int32(height), dst, dstStride)
+                        }
+                    }
+                }
+            }
+        }
+        let seconds = time ?? Double(written) / frameRate.value
+        var pts = Int64((seconds * Double(Self.ticks)).rounded())
+        if pts <= lastPTS { pts = lastPTS + 1 }
+        lastPTS = pts
+        frame.pointee.pts = pts
+        written += 1
+        try send(frame, codec)
+    }
+
+    /// Flushes the encoder, writes the trailer and moves the file into place.
+    public func finish() throws {
+        guard !finished, let codec else { return }
+        try send(nil, codec)
+        let rc = av_write_trailer(format)
+        cleanUp(removeTemporary: false)
+        finished = true
+        guard rc >= 0 else {
+            unlink(temporaryPath)
+            throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
+        }
+        guard rename(temporaryPath, path) == 0 else {
+            unlink(temporaryPath)
+            throw VideoError.writeFailed(path: path, ffmpeg: String(cString: strerror(errno)))
+        }
+    }
+
+    private func send(_ f: UnsafeMutablePointer<AVFrame>?, _ cc: UnsafeMutablePointer<AVCodecContext>) throws {
+        var rc = avcodec_send_frame(cc, f)
+        guard rc >= 0 else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
+        while true {
+            rc = avcodec_receive_packet(cc, packet)
+            if rc == cffmpeg_error_eagain() || rc == cffmpeg_error_eof() { return }
+            guard rc >= 0 else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
+            av_packet_rescale_ts(packet, cc.pointee.time_base, stream.pointee.time_base)
+            packet!.pointee.stream_index = stream.pointee.index
+            rc = av_interleaved_write_frame(format, packet)
+            guard rc >= 0 else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
+        }
+    }
+
+    private func cleanUp(removeTemporary: Bool) {
+        sws_freeContext(scaler); scaler = nil
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        if let f = format {
+            if f.pointee.pb != nil { avio_closep(&f.pointee.pb) }
+            avformat_free_context(f)
+            format = nil
+        }
+        if removeTemporary { unlink(temporaryPath) }
+    }
+}

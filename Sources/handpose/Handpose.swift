@@ -1,0 +1,12 @@
+import ArgumentParser
+
+@main
+struct Handpose: ParsableCommand {
+    static let version = "0.1.0"
+    static let configuration = CommandConfiguration(
+        commandName: "handpose",
+        abstract: "Turn folders of video clips and images into hand-pose training data.",
+        version: version,
+        subcommands: [Probe.self]
+    )
+}

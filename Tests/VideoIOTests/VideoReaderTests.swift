@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import VideoIO
+
+final class VideoReaderTests: XCTestCase {
+    var dir: URL!
+    override func setUp() { dir = ClipFactory.temporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func testFramesComeBackInOrderWithTheirTimes() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("a.mp4"), frames: 40)
+        let reader = try VideoReader(url: url)
+        XCTAssertEqual(reader.info.frameCount, 40)
+        XCTAssertFalse(reader.info.frameCountIsEstimate)
+        XCTAssertEqual(reader.info.averageFrameRate, 25, accuracy: 0.01)
+        XCTAssertEqual(reader.info.width, 96)
+        XCTAssertEqual(reader.info.height, 64)
+        let frames = try ClipFactory.readAll(url)
+        XCTAssertEqual(frames.count, 40)
+        for (i, f) in frames.enumerated() {
+            XCTAssertEqual(f.index, i)
+            XCTAssertEqual(ClipFactory.drawnIndex(f), i, "pixels of frame \(i)")
+            XCTAssertEqual(f.time, Double(i) / 25, accuracy: 1e-3)
+        }
+    }
+
+    func testNTSCRate() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("ntsc.mp4"), frames: 30, rate: Rational(rate: 29.97))
+        let reader = try VideoReader(url: url)
+        XCTAssertEqual(reader.info.averageFrameRate, 30000.0 / 1001, accuracy: 1e-3)
+        let frames = try ClipFactory.readAll(url)
+        XCTAssertEqual(frames.count, 30)
+        XCTAssertEqual(frames[29].time, 29 * 1001 / 30000.0, accuracy: 1e-4)
+    }
+
+    func testVariableRateKeepsRealTimestamps() throws {
+        let times = [0, 0.04, 0.1, 0.13, 0.3, 0.31, 0.5, 0.9, 0.95, 1.2]
+        let url = try ClipFactory.write(dir.appendingPathComponent("vfr.mkv"), frames: times.count, times: times)
+        let frames = try ClipFactory.readAll(url)
+        XCTAssertEqual(frames.map(\.index), Array(0..<times.count))
+        for (f, t) in zip(frames, times) { XCTAssertEqual(f.time, t, accuracy: 2e-3) }
+    }
+
+    func testOddSizes() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("odd.mp4"), frames: 5, width: 97, height: 51)
+        let frames = try ClipFactory.readAll(url)
+        XCTAssertEqual(frames.count, 5)
+        XCTAssertEqual(frames[0].width, 97)
+        XCTAssertEqual(frames[0].height, 51)
+        XCTAssertEqual(frames.map(ClipFactory.drawnIndex), [0, 1, 2, 3, 4])
+    }
+
+    func testRotationMetadataIsApplied() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("portrait.mp4"), frames: 3, width: 96, height: 64, rotation: 90)
+        let reader = try VideoReader(url: url)
+        XCTAssertEqual(reader.info.rotation, 90)
+        XCTAssertEqual(reader.info.width, 64)
+        XCTAssertEqual(reader.info.height, 96)
+        let f = try XCTUnwrap(reader.nextFrame())
+        XCTAssertEqual(f.width, 64)
+        XCTAssertEqual(f.height, 96)
+        // Turned clockwise, the source's top-left block (bit 0 of index 0: dark) lands top-right,
+        // and the index blocks run down the right edge.
+        let unrotated = f.rotated(clockwise: 270)
+        XCTAssertEqual(unrotated.width, 96)
+        XCTAssertEqual(ClipFactory.drawnIndex(unrotated), 0)
+        let second = try XCTUnwrap(reader.nextFrame()).rotated(clockwise: 270)
+        XCTAssertEqual(ClipFactory.drawnIndex(second), 1)
+    }
+
+    func testSeekIsFrameAccurate() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("seek.mp4"), frames: 90, rate: Rational(30, 1))
+        let reader = try VideoReader(url: url)
+        for (start, end) in [(1.0, 1.5), (0.0, 0.2), (2.5, 10.0), (1.37, 1.41)] {
+            let frames = try reader.frames(from: start, to: end)
+            let expected = Array(Int((start * 30).rounded(.up))..<min(90, Int((end * 30).rounded(.up))))
+            XCTAssertEqual(frames.map(\.index), expected, "range \(start)..<\(end)")
+            XCTAssertEqual(frames.map(ClipFactory.drawnIndex), expected, "pixels for \(start)..<\(end)")
+        }
+    }
+
+    func testStillImageReadsAsOneFrame() throws {
+        let url = dir.appendingPathComponent("still.png")
+        try ImageWriter.writePNG(ClipFactory.frame(index: 5, width: 33, height: 21), to: url)
+        let reader = try VideoReader(url: url)
+        XCTAssertTrue(reader.info.isStillImage)
+        XCTAssertEqual(reader.info.frameCount, 1)
+        let frames = try ClipFactory.readAll(url)
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertEqual(frames[0].pixels, ClipFactory.frame(index: 5, width: 33, height: 21).pixels, "PNG is lossless")
+    }
+
+    func testMissingFile() {
+        XCTAssertThrowsError(try VideoReader(url: dir.appendingPathComponent("nope.mp4"))) { error in
+            XCTAssertEqual(error as? VideoError, .fileNotFound(path: dir.appendingPathComponent("nope.mp4").path))
+        }
+    }
+
+    func testRandomBytesAreNotAVideo() throws {
+        let url = dir.appendingPathComponent("noise.mp4")
+        var g = SystemRandomNumberGenerator()
+        try Data((0..<20_000).map { _ in UInt8.random(in: 0...255, using: &g) }).write(to: url)
+        XCTAssertThrowsError(try VideoReader(url: url)) { error in
+            guard case .notAVideo(let path, _)? = error as? VideoError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, url.path)
+        }
+    }
+
+    func testTruncatedClipGivesFramesThenError() throws {
+        let full = try ClipFactory.write(dir.appendingPathComponent("full.mp4"), frames: 60)
+        let data = try Data(contentsOf: full)
+        let cut = dir.appendingPathComponent("cut.mp4")
+        try data.prefix(data.count * 6 / 10).write(to: cut)
+        let reader = try VideoReader(url: cut)
+        var frames: [VideoFrame] = []
+        do {
+            while let f = try reader.nextFrame() { frames.append(f) }
+            XCTFail("a truncated clip must end in an error, got \(frames.count) frames")
+        } catch let error as VideoError {
+            XCTAssertEqual(error.path, cut.path)
+            XCTAssertTrue(error.description.contains("cut.mp4"))
+        }
+        XCTAssertGreaterThan(frames.count, 4)
+        XCTAssertLessThan(frames.count, 60)
+        XCTAssertEqual(frames.map(ClipFactory.drawnIndex), Array(0..<frames.count))
+    }
+
+    func testMemoryStaysFlatOverALongClip() throws {
+        let url = try ClipFactory.write(dir.appendingPathComponent("long.mp4"), frames: 600, width: 320, height: 240)
+        let reader = try VideoReader(url: url)
+        var count = 0
+        var rssAt100 = 0
+        while let _ = try reader.nextFrame() {
+            count += 1
+            if count == 100 { rssAt100 = residentBytes() }
+        }
+        XCTAssertEqual(count, 600)
+        // 500 more frames of 230 KB each would be 115 MB if kept; allow 20 MB of noise.
+        XCTAssertLessThan(residentBytes() - rssAt100, 20 << 20)
+    }
+
+    private func residentBytes() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = Int(s.split(separator: " ")[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Places MediaPipe's four hand models in Models/ from the pinned mediapipe wheel on PyPI,
+# and checks each against Models/SHA256SUMS (committed). The weights themselves are never committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=0.10.14
+files=(palm_detection_full.tflite palm_detection_lite.tflite hand_landmark_full.tflite hand_landmark_lite.tflite)
+verify() { (cd Models && sha256sum --check --quiet --status SHA256SUMS) ; }
+have_all=1
+for f in "${files[@]}"; do [ -f "Models/$f" ] || have_all=0; done
+if [ $have_all = 1 ] && verify; then
+  echo "setup: Models/ already holds the four verified models; nothing to do."
+  exit 0
+fi
+for tool in python3 unzip sha256sum; do
+  command -v "$tool" >/dev/null || { echo "setup: '$tool' is needed to fetch the models but was not found." >&2; exit 1; }
+done
+python3 -m pip --version >/dev/null 2>&1 || { echo "setup: pip for python3 is needed to fetch the models." >&2; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+echo "setup: downloading mediapipe==$version (wheel only, to read its models)"
+# Every platform's wheel carries the same .tflite files; pin one so this works on any host.
+python3 -m pip download --quiet --no-deps --only-binary=:all: \
+  --platform manylinux_2_17_x86_64 --python-version 3.11 "mediapipe==$version" -d "$tmp"
+wheel=$(ls "$tmp"/mediapipe-*.whl)
+unzip -q -o -j "$wheel" 'mediapipe/modules/palm_detection/palm_detection_*.tflite' \
+  'mediapipe/modules/hand_landmark/hand_landmark_*.tflite' -d "$tmp/models"
+mkdir -p Models
+for f in "${files[@]}"; do
+  [ -f "$tmp/models/$f" ] || { echo "setup: $f is not in $wheel" >&2; exit 1; }
+  expected=$(awk -v f="$f" '$2 == f {print $1}' Models/SHA256SUMS)
+  actual=$(sha256sum "$tmp/models/$f" | cut -d' ' -f1)
+  if [ "$expected" != "$actual" ]; then
+    echo "setup: SHA-256 mismatch for $f: expected $expected, got $actual. Not installed." >&2
+    exit 1
+  fi
+  cp "$tmp/models/$f" "Models/$f.partial" && mv "Models/$f.partial" "Models/$f"
+done
+verify
+echo "setup: placed and verified ${files[*]} in Models/"

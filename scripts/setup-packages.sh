@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages handpose needs, only those missing. Works as root or with sudo.
+set -euo pipefail
+needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config unzip python3-venv)
+missing=()
+for p in "${needed[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: Debian packages already installed (${needed[*]})."
+  exit 0
+fi
+if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+  echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1
+fi
+command -v apt-get >/dev/null || { echo "setup: apt-get not found; install these yourself: ${missing[*]}" >&2; exit 1; }
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

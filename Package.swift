@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "handpose", targets: ["handpose"]),
         .library(name: "VideoIO", targets: ["VideoIO"]),
+        .library(name: "Inference", targets: ["Inference"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,14 +21,16 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
         .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
+        .target(name: "Inference"),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO",
+                "VideoIO", "Inference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A model made ready to run: float16 constants dequantized once, weights packed for the kernels,
+/// shapes checked, ADD and PRELU folded into the convolutions before them where nothing else reads
+/// the intermediate, and every activation given a place in one reused arena. `run` allocates nothing.
+public final class ExecutionPlan {
+    public let model: TFLiteModel
+    public let threads: Int
+    /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
+    public let arenaBytes: Int
+    /// Bytes of per-thread im2col scratch.
+    public let scratchBytes: Int
+    public var inputs: [TensorInfo] { model.inputs.map { model.tensors[$0] } }
+    public var outputs: [TensorInfo] { model.outputs.map { model.tensors[$0] } }
+    /// Steps after fusion, for reports.
+    public var stepCount: Int { steps.count }
+
+    private let steps: [Step]
+    private let offsets: [Int]
+    private let arena: FloatBuffer
+    private let scratch: FloatBuffer
+    private let scratchPerThread: Int
+
+    /// Plans `model` to run on `threads` threads (default: every core).
+    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+        self.model = model
+        self.threads = max(1, threads)
+        var builder = PlanBuilder(model: model)
+        let built = try builder.build()
+        steps = built
+        var scratchNeed = 0
+        for s in built { scratchNeed = max(scratchNeed, s.scratchCount) }
+        scratchPerThread = (scratchNeed + 15) & ~15
+        scratch = FloatBuffer(count: scratchPerThread * self.threads)
+        scratchBytes = scratchPerThread * self.threads * 4
+        let (offsets, total) = Self.assignArena(model: model, steps: built)
+        self.offsets = offsets
+        arena = FloatBuffer(count: total)
+        arenaBytes = total * 4
+    }
+
+    /// Runs the model on its first input, `values` in the input's shape (NHWC, float32).
+    public func run(_ values: UnsafeBufferPointer<Float>) throws {
+        let input = model.inputs[0]
+        let expected = model.tensors[input].count
+        guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
+        (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
+        let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads))
+        for step in steps { step.run(ctx) }
+    }
+
+    public func run(_ values: [Float]) throws {
+        try values.withUnsafeBufferPointer { try run($0) }
+    }
+
+    /// Output `index` of the last run; valid until the next run.
+    public func output(_ index: Int) -> UnsafeBufferPointer<Float> {
+        let t = model.outputs[index]
+        return UnsafeBufferPointer(start: arena.pointer + offsets[t], count: model.tensors[t].count)
+    }
+
+    public func output(named name: String) throws -> UnsafeBufferPointer<Float> {
+        guard let i = outputs.firstIndex(where: { $0.name == name }) else { throw InferenceError.unknownTensor(name: name) }
+        return output(i)
+    }
+
+    /// Greedy placement: largest tensors first, each at the lowest offset free throughout its lifetime.
+    static func assignArena(model: TFLiteModel, steps: [Step]) -> ([Int], Int) {
+        var first = [Int: Int](), last = [Int: Int]()
+        for t in model.inputs { first[t] = -1; last[t] = -1 }
+        for (i, s) in steps.enumerated() {
+            for t in s.writes { if first[t] == nil { first[t] = i }; last[t] = max(last[t] ?? i, i) }
+            for t in s.reads { last[t] = max(last[t] ?? i, i) }
+        }
+        for t in model.outputs { last[t] = steps.count }
+        let align = 16
+        func size(_ t: Int) -> Int { (model.tensors[t].count + align - 1) / align * align }
+        let order = first.keys.sorted { size($0) != size($1) ? size($0) > size($1) : $0 < $1 }
+        var offsets = [Int](repeating: -1, count: model.tensors.count)
+        var placed: [(offset: Int, size: Int, first: Int, last: Int)] = []
+        var total = 0
+        for t in order {
+            let (f, l) = (first[t]!, last[t]!)
+            let clashes = placed.filter { $0.first <= l && f <= $0.last }.sorted { $0.offset < $1.offset }
+            var offset = 0
+            for c in clashes {
+                if offset + size(t) <= c.offset { break }
+                offset = max(offset, c.offset + c.size)
+            }
+            offsets[t] = offset
+            placed.append((offset, size(t), f, l))
+            total = max(total, offset + size(t))
+        }
+        return (offsets, total)
+    }
+}
+
+/// What a step sees while it runs: where tensors live and the threads to use.
+struct RunContext {
+    let arena: UnsafeMutablePointer<Float>
+    let offsets: [Int]
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchPerThread: Int
+    let parallel: Parallel
+
+    @inline(__always) func pointer(_ tensor: Int) -> UnsafeMutablePointer<Float> { arena + offsets[tensor] }
+}
+
+/// One kernel call of the plan.
+protocol Step {
+    var reads: [Int] { get }
+    var writes: [Int] { get }
+    var scratchCount: Int { get }
+    func run(_ ctx: RunContext)
+}
+
+extension Step {
+    var scratchCount: Int { 0 }
+}

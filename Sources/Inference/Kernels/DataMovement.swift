@@ -1,0 +1,62 @@
+/// Operators that move values without arithmetic, or with interpolation only.
+public enum DataMovement {
+    /// Zero padding of a 4-D tensor; `pads[d]` is (before, after) for dimension d.
+    public static func pad(_ x: UnsafePointer<Float>, shape: [Int], pads: [(Int, Int)], _ y: UnsafeMutablePointer<Float>) {
+        let out = zip(shape, pads).map { $0 + $1.0 + $1.1 }
+        y.update(repeating: 0, count: out.reduce(1, *))
+        let (n, h, w, c) = (shape[0], shape[1], shape[2], shape[3])
+        for b in 0..<n {
+            for i in 0..<h {
+                for j in 0..<w {
+                    let src = x + ((b * h + i) * w + j) * c
+                    let dst = y + (((b + pads[0].0) * out[1] + i + pads[1].0) * out[2] + j + pads[2].0) * out[3] + pads[3].0
+                    dst.update(from: src, count: c)
+                }
+            }
+        }
+    }
+
+    /// Concatenation along `axis`: each input is `outer x (its size on axis) x inner`.
+    public static func concat(_ inputs: [(pointer: UnsafePointer<Float>, axisSize: Int)], outer: Int, inner: Int,
+                              _ y: UnsafeMutablePointer<Float>) {
+        let total = inputs.reduce(0) { $0 + $1.axisSize }
+        for o in 0..<outer {
+            var offset = 0
+            for (p, size) in inputs {
+                (y + (o * total + offset) * inner).update(from: p + o * size * inner, count: size * inner)
+                offset += size
+            }
+        }
+    }
+
+    /// Bilinear resize of `[H, W, C]`, following TFLite's `ResizeBilinear` (align_corners and
+    /// half_pixel_centers as in its reference kernel: the lower index clamped at 0, the upper at size-1).
+    public static func resizeBilinear(_ x: UnsafePointer<Float>, input: HWC, outH: Int, outW: Int,
+                                      alignCorners: Bool, halfPixelCenters: Bool, _ y: UnsafeMutablePointer<Float>,
+                                      rows: Range<Int>) {
+        func scale(_ i: Int, _ o: Int) -> Float {
+            alignCorners && o > 1 ? Float(i - 1) / Float(o - 1) : Float(i) / Float(o)
+        }
+        let sy = scale(input.h, outH), sx = scale(input.w, outW)
+        let c = input.c
+        func source(_ v: Int, _ s: Float, _ size: Int) -> (Int, Int, Float) {
+            let f = halfPixelCenters ? (Float(v) + 0.5) * s - 0.5 : Float(v) * s
+            let lo = max(Int(f.rounded(.down)), 0)
+            let hi = min(Int(f.rounded(.up)), size - 1)
+            return (lo, hi, f - Float(lo))
+        }
+        for oy in rows {
+            let (y0, y1, dy) = source(oy, sy, input.h)
+            for ox in 0..<outW {
+                let (x0, x1, dx) = source(ox, sx, input.w)
+                let p00 = x + (y0 * input.w + x0) * c, p01 = x + (y0 * input.w + x1) * c
+                let p10 = x + (y1 * input.w + x0) * c, p11 = x + (y1 * input.w + x1) * c
+                let out = y + (oy * outW + ox) * c
+                let w00 = (1 - dy) * (1 - dx), w01 = (1 - dy) * dx, w10 = dy * (1 - dx), w11 = dy * dx
+                for ch in 0..<c {
+                    out[ch] = p00[ch] * w00 + p01[ch] * w01 + p10[ch] * w10 + p11[ch] * w11
+                }
+            }
+        }
+    }
+}

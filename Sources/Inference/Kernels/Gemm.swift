@@ -1,0 +1,139 @@
+/// Weights of a matrix product `C[M x N] = A[M x K] * W[K x N]`, packed once at load in panels
+/// of 16 columns (k-major inside a panel, zero beyond N), the layout the 6x16 micro-kernel streams.
+public final class PackedWeights {
+    public let k: Int
+    public let n: Int
+    let panels: Int
+    let data: FloatBuffer
+    /// Bias padded to `panels * 16`.
+    let bias: FloatBuffer
+
+    /// `weight(k, n)` gives W[k, n]; `bias[n]` is added to every row.
+    public init(k: Int, n: Int, bias: [Float]?, weight: (Int, Int) -> Float) {
+        self.k = k
+        self.n = n
+        panels = (n + 15) / 16
+        data = FloatBuffer(count: panels * k * 16)
+        self.bias = FloatBuffer(count: panels * 16)
+        for p in 0..<panels {
+            for kk in 0..<k {
+                for j in 0..<16 where p * 16 + j < n {
+                    data.pointer[(p * k + kk) * 16 + j] = weight(kk, p * 16 + j)
+                }
+            }
+        }
+        if let bias { for j in 0..<n { self.bias.pointer[j] = bias[j] } }
+    }
+}
+
+/// What happens to each output value after the product, in this order:
+/// `+ bias`, `activation`, `+ residual`, `residualActivation`, PReLU with per-column `alpha`.
+/// Lets a convolution absorb the ADD and PRELU that follow it, saving two passes over memory.
+public struct Epilogue {
+    public var activation: Activation = .none
+    public var residual: UnsafePointer<Float>? = nil
+    public var residualActivation: Activation = .none
+    /// PReLU slopes, padded to a multiple of 16 columns.
+    var alpha: UnsafePointer<Float>? = nil
+
+    public init(activation: Activation = .none) { self.activation = activation }
+
+    @inline(__always)
+    func apply(_ v: Float, row: Int, column: Int, ldc: Int) -> Float {
+        var v = activation.apply(v)
+        if let residual {
+            v += residual[row * ldc + column]
+            v = residualActivation.apply(v)
+        }
+        if let alpha, v < 0 { v *= alpha[column] }
+        return v
+    }
+
+    @inline(__always)
+    func apply(_ v: Float8, row: Int, column: Int, ldc: Int) -> Float8 {
+        var v = activation.apply(v)
+        if let residual {
+            v += load8(residual + row * ldc + column)
+            v = residualActivation.apply(v)
+        }
+        if let alpha {
+            let a = load8(alpha + column)
+            v = v.replacing(with: v * a, where: v .< 0)
+        }
+        return v
+    }
+}
+
+public enum Gemm {
+    /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`.
+    /// The residual of the epilogue, when set, has the layout of `C`.
+    public static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
+                           c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        let chunk = 96
+        var r0 = rows.lowerBound
+        while r0 < rows.upperBound {
+            let r1 = min(r0 + chunk, rows.upperBound)
+            for p in 0..<w.panels {
+                var r = r0
+                while r < r1 {
+                    microKernel6x16(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
+                                    c: c, ldc: ldc, epilogue: epilogue)
+                    r += 6
+                }
+            }
+            r0 = r1
+        }
+    }
+
+    /// Six rows by sixteen columns: 12 accumulators in registers, one broadcast and two weight loads a step.
+    /// Rows past `rowCount` repeat the last valid row and are not stored.
+    @inline(__always)
+    static func microKernel6x16(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
+                                panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        let k = w.k
+        let last = rowCount - 1
+        let a0 = a + row * lda
+        let a1 = a + (row + min(1, last)) * lda
+        let a2 = a + (row + min(2, last)) * lda
+        let a3 = a + (row + min(3, last)) * lda
+        let a4 = a + (row + min(4, last)) * lda
+        let a5 = a + (row + min(5, last)) * lda
+        let col = panel * 16
+        let b0 = load8(w.bias.pointer + col), b1 = load8(w.bias.pointer + col + 8)
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
+        var c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
+        var wp = UnsafePointer(w.data.pointer + panel * k * 16)
+        for kk in 0..<k {
+            let w0 = load8(wp), w1 = load8(wp + 8)
+            var x = Float8(repeating: a0[kk]); c00 = fma8(c00, x, w0); c01 = fma8(c01, x, w1)
+            x = Float8(repeating: a1[kk]); c10 = fma8(c10, x, w0); c11 = fma8(c11, x, w1)
+            x = Float8(repeating: a2[kk]); c20 = fma8(c20, x, w0); c21 = fma8(c21, x, w1)
+            x = Float8(repeating: a3[kk]); c30 = fma8(c30, x, w0); c31 = fma8(c31, x, w1)
+            x = Float8(repeating: a4[kk]); c40 = fma8(c40, x, w0); c41 = fma8(c41, x, w1)
+            x = Float8(repeating: a5[kk]); c50 = fma8(c50, x, w0); c51 = fma8(c51, x, w1)
+            wp += 16
+        }
+        let width = min(16, w.n - col)
+        store(c00, c01, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        if rowCount > 1 { store(c10, c11, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 2 { store(c20, c21, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 3 { store(c30, c31, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 4 { store(c40, c41, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 5 { store(c50, c51, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+    }
+
+    @inline(__always)
+    static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
+                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        let out = c + row * ldc + col
+        if width == 16 {
+            store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
+            store8(epilogue.apply(v1, row: row, column: col + 8, ldc: ldc), out + 8)
+            return
+        }
+        // A partial panel: the epilogue one value at a time, only `width` columns touched.
+        for j in 0..<width {
+            out[j] = epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
+        }
+    }
+}

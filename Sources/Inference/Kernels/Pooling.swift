@@ -1,0 +1,49 @@
+/// Pooling over NHWC activations.
+public enum Pooling {
+    /// Max over each window; padded positions are ignored (as TFLite does), fused activation after.
+    public static func max(input x: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
+                           output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        let c = shape.c, vecC = c & ~7
+        let outW = window.outW
+        for oy in rows {
+            let iy0 = oy * window.sh - window.padTop
+            let kyLo = Swift.max(0, -iy0), kyHi = Swift.max(kyLo, Swift.min(window.kh, shape.h - iy0))
+            for ox in 0..<outW {
+                let ix0 = ox * window.sw - window.padLeft
+                let kxLo = Swift.max(0, -ix0), kxHi = Swift.max(kxLo, Swift.min(window.kw, shape.w - ix0))
+                let out = y + (oy * outW + ox) * c
+                var ch = 0
+                while ch < vecC {
+                    var m = Float8(repeating: -.greatestFiniteMagnitude)
+                    for ky in kyLo..<kyHi {
+                        for kx in kxLo..<kxHi {
+                            m = pointwiseMax(m, load8(x + ((iy0 + ky) * shape.w + ix0 + kx) * c + ch))
+                        }
+                    }
+                    store8(activation.apply(m), out + ch)
+                    ch += 8
+                }
+                while ch < c {
+                    var m = -Float.greatestFiniteMagnitude
+                    for ky in kyLo..<kyHi {
+                        for kx in kxLo..<kxHi { m = Swift.max(m, x[((iy0 + ky) * shape.w + ix0 + kx) * c + ch]) }
+                    }
+                    out[ch] = activation.apply(m)
+                    ch += 1
+                }
+            }
+        }
+    }
+
+    /// Mean over height and width: `[H, W, C]` to `[C]`.
+    public static func meanHW(input x: UnsafePointer<Float>, shape: HWC, output y: UnsafeMutablePointer<Float>) {
+        let c = shape.c
+        y.update(repeating: 0, count: c)
+        for p in 0..<(shape.h * shape.w) {
+            let row = x + p * c
+            for ch in 0..<c { y[ch] += row[ch] }
+        }
+        let scale = 1 / Float(shape.h * shape.w)
+        for ch in 0..<c { y[ch] *= scale }
+    }
+}

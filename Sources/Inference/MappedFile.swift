@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file mapped read-only into memory for the lifetime of this object.
+final class MappedFile {
+    let bytes: UnsafeRawBufferPointer
+    private let base: UnsafeMutableRawPointer?
+
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw InferenceError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw InferenceError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        let size = Int(st.st_size)
+        guard size > 0 else { throw InferenceError.malformed(path: path, reason: "the file is empty") }
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw InferenceError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        base = p
+        bytes = UnsafeRawBufferPointer(start: p, count: size)
+    }
+
+    deinit { if let base { munmap(base, bytes.count) } }
+}

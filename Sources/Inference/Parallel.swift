@@ -1,0 +1,20 @@
+import Dispatch
+
+/// Splits a kernel's work over a fixed number of threads. Each part gets a contiguous range and
+/// a slot number (0..<threads) that indexes per-thread scratch memory.
+struct Parallel {
+    let threads: Int
+
+    /// Runs `body` over `0..<count` in up to `threads` parts; `cost` (multiply-adds or bytes) below
+    /// about 100k runs on the calling thread, where handing work to another core costs more than it saves.
+    func split(_ count: Int, cost: Int, _ body: (Range<Int>, Int) -> Void) {
+        let parts = min(threads, count)
+        if parts <= 1 || cost < 100_000 {
+            body(0..<count, 0)
+            return
+        }
+        DispatchQueue.concurrentPerform(iterations: parts) { p in
+            body((count * p / parts)..<(count * (p + 1) / parts), p)
+        }
+    }
+}

@@ -1,0 +1,209 @@
+/// Turns a model's operators into plan steps: folds constant DEQUANTIZE, checks shapes, and fuses
+/// `CONV -> ADD -> PRELU` chains into one convolution with an epilogue.
+struct PlanBuilder {
+    let model: TFLiteModel
+    private var constants: [Int: [Float]] = [:]
+
+    init(model: TFLiteModel) { self.model = model }
+
+    func fail(_ op: Operator, _ reason: String) -> InferenceError {
+        .shapeMismatch(path: model.path, index: op.index, name: op.code.name, reason: reason)
+    }
+
+    /// A constant tensor as floats (float32 or float16 in the file), or nil for activations.
+    mutating func constant(_ t: Int) throws -> [Float]? {
+        if let c = constants[t] { return c }
+        guard t >= 0, let bytes = model.constantBytes(t) else { return nil }
+        let info = model.tensors[t]
+        guard bytes.count == info.count * info.type.byteSize else {
+            throw InferenceError.malformed(path: model.path, reason: "tensor '\(info.name)' has \(bytes.count) bytes of data for shape \(info.shape)")
+        }
+        let values: [Float]
+        switch info.type {
+        case .float32: values = (0..<info.count).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        case .float16: values = (0..<info.count).map { Float(Float16(bitPattern: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) }
+        case .int32: values = (0..<info.count).map { Float(bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
+        default: throw InferenceError.unsupportedTensorType(path: model.path, tensor: info.name, type: info.type.rawValue)
+        }
+        constants[t] = values
+        return values
+    }
+
+    func hwc(_ t: Int, _ op: Operator) throws -> HWC {
+        let s = model.tensors[t].shape
+        guard s.count == 4, s[0] == 1 else { throw fail(op, "tensor '\(model.tensors[t].name)' has shape \(s); expected [1, H, W, C]") }
+        return HWC(s[1], s[2], s[3])
+    }
+
+    mutating func build() throws -> [Step] {
+        var ops: [Operator] = []
+        for op in model.operators {
+            if op.code == .dequantize {
+                guard let values = try constant(op.inputs[0]) else {
+                    throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: op.code.name, reason: "a non-constant input")
+                }
+                constants[op.outputs[0]] = values
+                continue
+            }
+            ops.append(op)
+        }
+        // Readers of each activation tensor (graph outputs count as a reader).
+        var readers: [Int: Int] = [:]
+        for op in ops { for t in op.inputs where t >= 0 { readers[t, default: 0] += 1 } }
+        for t in model.outputs { readers[t, default: 0] += 1 }
+        var producer: [Int: Int] = [:]
+        for (i, op) in ops.enumerated() { for t in op.outputs { producer[t] = i } }
+
+        var steps: [Step] = []
+        var consumed = Set<Int>()   // indices into `ops` already fused into an earlier step
+        for (i, op) in ops.enumerated() where !consumed.contains(i) {
+            if op.code == .conv2D {
+                // Fuse a following ADD (whose other operand is ready before this conv) and PRELU.
+                var output = op.outputs[0]
+                var residual: Int? = nil
+                var residualActivation = Activation.none
+                var alpha: [Float]? = nil
+                if readers[output] == 1, let j = ops.indices.first(where: { $0 > i && ops[$0].inputs.contains(output) }) {
+                    let next = ops[j]
+                    if next.code == .add, case .activation(let act) = next.options,
+                       model.tensors[next.inputs[0]].shape == model.tensors[next.inputs[1]].shape {
+                        let other = next.inputs[0] == output ? next.inputs[1] : next.inputs[0]
+                        if try constant(other) == nil, (producer[other] ?? -1) < i {
+                            residual = other
+                            residualActivation = act
+                            consumed.insert(j)
+                            output = next.outputs[0]
+                        }
+                    }
+                    if residual == nil || readers[output] == 1,
+                       let k = ops.indices.first(where: { $0 > i && !consumed.contains($0) && ops[$0].inputs.first == output }),
+                       ops[k].code == .prelu, readers[output] == 1, let a = try constant(ops[k].inputs[1]),
+                       a.count == model.tensors[output].shape.last {
+                        alpha = a
+                        consumed.insert(k)
+                        output = ops[k].outputs[0]
+                    }
+                }
+                steps.append(try convStep(op, output: output, residual: residual, residualActivation: residualActivation, alpha: alpha))
+                continue
+            }
+            steps.append(try step(op))
+        }
+        return steps
+    }
+
+    mutating func convStep(_ op: Operator, output: Int, residual: Int?, residualActivation: Activation, alpha: [Float]?) throws -> Step {
+        guard case .conv(let o) = op.options else { throw fail(op, "missing options") }
+        let input = try hwc(op.inputs[0], op)
+        let out = try hwc(op.outputs[0], op)
+        let ws = model.tensors[op.inputs[1]].shape
+        guard ws.count == 4, ws[3] == input.c, ws[0] == out.c, let w = try constant(op.inputs[1]) else {
+            throw fail(op, "filter shape \(ws) does not fit input \(input) and output \(out)")
+        }
+        let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+        let window = Window(input: input, kh: ws[1], kw: ws[2], sh: o.strideH, sw: o.strideW,
+                            dh: o.dilationH, dw: o.dilationW, padding: o.padding)
+        guard window.outH == out.h, window.outW == out.w else { throw fail(op, "output \(out) but the window gives \(window.outH)x\(window.outW)") }
+        let conv = Conv2D(input: input, outputChannels: out.c, window: window, weights: w, bias: bias)
+        var alphaBuffer: FloatBuffer? = nil
+        if let alpha {
+            alphaBuffer = FloatBuffer(count: conv.weights.panels * 16)
+            for (j, a) in alpha.enumerated() { alphaBuffer!.pointer[j] = a }
+        }
+        return ConvStep(conv: conv, input: op.inputs[0], output: output, residual: residual,
+                        activation: o.activation, residualActivation: residualActivation, alpha: alphaBuffer)
+    }
+
+    mutating func step(_ op: Operator) throws -> Step {
+        let out = op.outputs[0]
+        let outCount = model.tensors[out].count
+        switch op.code {
+        case .depthwiseConv2D:
+            guard case .conv(let o) = op.options else { throw fail(op, "missing options") }
+            guard o.depthMultiplier == 1 else {
+                throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: op.code.name, reason: "depth multiplier \(o.depthMultiplier)")
+            }
+            let input = try hwc(op.inputs[0], op), output = try hwc(out, op)
+            let ws = model.tensors[op.inputs[1]].shape
+            guard ws.count == 4, ws[3] == input.c, output.c == input.c, let w = try constant(op.inputs[1]) else {
+                throw fail(op, "filter shape \(ws) does not fit input \(input)")
+            }
+            let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+            let window = Window(input: input, kh: ws[1], kw: ws[2], sh: o.strideH, sw: o.strideW,
+                                dh: o.dilationH, dw: o.dilationW, padding: o.padding)
+            guard window.outH == output.h, window.outW == output.w else { throw fail(op, "output \(output) does not match the window") }
+            return DepthwiseStep(conv: DepthwiseConv2D(input: input, window: window, weights: w, bias: bias, activation: o.activation),
+                                 input: op.inputs[0], output: out)
+        case .maxPool2D:
+            guard case .pool(let o) = op.options else { throw fail(op, "missing options") }
+            let input = try hwc(op.inputs[0], op), output = try hwc(out, op)
+            let window = Window(input: input, kh: o.filterH, kw: o.filterW, sh: o.strideH, sw: o.strideW, padding: o.padding)
+            guard window.outH == output.h, window.outW == output.w, output.c == input.c else { throw fail(op, "output \(output) does not match the window") }
+            return MaxPoolStep(shape: input, window: window, activation: o.activation, input: op.inputs[0], output: out)
+        case .mean:
+            let input = try hwc(op.inputs[0], op)
+            let axes = try constant(op.inputs[1]).map { $0.map(Int.init) } ?? []
+            guard Set(axes) == [1, 2], outCount == input.c else { throw fail(op, "only the mean over height and width is supported (axes \(axes))") }
+            return MeanStep(shape: input, input: op.inputs[0], output: out)
+        case .add:
+            guard case .activation(let act) = op.options else { throw fail(op, "missing options") }
+            let a = model.tensors[op.inputs[0]], b = model.tensors[op.inputs[1]]
+            guard a.shape == b.shape, try constant(a.index) == nil, try constant(b.index) == nil else {
+                throw fail(op, "broadcasting or constant operands (\(a.shape) + \(b.shape))")
+            }
+            return AddStep(a: a.index, b: b.index, output: out, count: outCount, activation: act)
+        case .prelu:
+            let shape = model.tensors[op.inputs[0]].shape
+            guard let alpha = try constant(op.inputs[1]), let c = shape.last, alpha.count == c else {
+                throw fail(op, "slopes must be constant, one per channel")
+            }
+            return PReluStep(input: op.inputs[0], output: out, alpha: FloatBuffer(alpha), channels: c, pixels: outCount / c)
+        case .logistic:
+            return LogisticStep(input: op.inputs[0], output: out, count: outCount)
+        case .reshape:
+            guard model.tensors[op.inputs[0]].count == outCount else { throw fail(op, "element counts differ") }
+            return CopyStep(input: op.inputs[0], output: out, count: outCount)
+        case .pad:
+            var shape = model.tensors[op.inputs[0]].shape
+            guard let p = try constant(op.inputs[1]), p.count == shape.count * 2, shape.count <= 4 else {
+                throw fail(op, "paddings must be constant, two per dimension, rank 4 at most")
+            }
+            var pads = (0..<shape.count).map { (Int(p[2 * $0]), Int(p[2 * $0 + 1])) }
+            while shape.count < 4 { shape.insert(1, at: 0); pads.insert((0, 0), at: 0) }
+            guard pads.allSatisfy({ $0.0 >= 0 && $0.1 >= 0 }) else { throw fail(op, "negative padding") }
+            guard zip(shape, pads).map({ $0 + $1.0 + $1.1 }).reduce(1, *) == outCount else { throw fail(op, "padded size differs from the output") }
+            return PadStep(input: op.inputs[0], output: out, shape: shape, pads: pads)
+        case .concatenation:
+            guard case .concat(var axis, let act) = op.options, act == .none else { throw fail(op, "fused activation") }
+            let outShape = model.tensors[out].shape
+            if axis < 0 { axis += outShape.count }
+            guard axis >= 0, axis < outShape.count else { throw fail(op, "axis \(axis)") }
+            let outer = outShape[..<axis].reduce(1, *), inner = outShape[(axis + 1)...].reduce(1, *)
+            var parts: [(Int, Int)] = []
+            for t in op.inputs {
+                let s = model.tensors[t].shape
+                guard s.count == outShape.count, try constant(t) == nil else { throw fail(op, "input shapes") }
+                parts.append((t, s[axis]))
+            }
+            guard parts.reduce(0, { $0 + $1.1 }) == outShape[axis] else { throw fail(op, "sizes along the axis do not add up") }
+            return ConcatStep(inputs: parts, output: out, outer: outer, inner: inner)
+        case .resizeBilinear:
+            guard case .resize(let align, let half) = op.options else { throw fail(op, "missing options") }
+            let input = try hwc(op.inputs[0], op), output = try hwc(out, op)
+            return ResizeStep(input: op.inputs[0], output: out, shape: input, outH: output.h, outW: output.w,
+                              alignCorners: align, halfPixelCenters: half)
+        case .fullyConnected:
+            guard case .activation(let act) = op.options else { throw fail(op, "missing options") }
+            let ws = model.tensors[op.inputs[1]].shape
+            guard ws.count == 2, let w = try constant(op.inputs[1]) else { throw fail(op, "weights must be constant [N, K]") }
+            let (n, k) = (ws[0], ws[1])
+            let inCount = model.tensors[op.inputs[0]].count
+            guard inCount % k == 0, outCount == inCount / k * n else { throw fail(op, "input \(inCount) values for K=\(k)") }
+            let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+            return FullyConnectedStep(fc: FullyConnected(k: k, n: n, weights: w, bias: bias, activation: act),
+                                      input: op.inputs[0], output: out, batch: inCount / k)
+        case .conv2D, .dequantize, .other:
+            throw InferenceError.unsupportedOperator(path: model.path, index: op.index, name: op.code.name)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// The plan's steps: each binds one kernel to its tensors and splits it over threads.
+
+struct ConvStep: Step {
+    let conv: Conv2D
+    let input: Int, output: Int
+    let residual: Int?
+    let activation: Activation
+    let residualActivation: Activation
+    let alpha: FloatBuffer?
+
+    var reads: [Int] { [input] + (residual.map { [$0] } ?? []) }
+    var writes: [Int] { [output] }
+    var scratchCount: Int { conv.scratchCount }
+
+    func run(_ ctx: RunContext) {
+        var e = Epilogue(activation: activation)
+        e.residualActivation = residualActivation
+        if let residual { e.residual = UnsafePointer(ctx.pointer(residual)) }
+        if let alpha { e.alpha = UnsafePointer(alpha.pointer) }
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        let pixels = conv.output.h * conv.output.w
+        ctx.parallel.split(pixels, cost: pixels * conv.weights.k * conv.output.c) { range, slot in
+            conv.run(input: x, output: y, pixels: range, scratch: ctx.scratch + slot * ctx.scratchPerThread, epilogue: e)
+        }
+    }
+}
+
+struct DepthwiseStep: Step {
+    let conv: DepthwiseConv2D
+    let input: Int, output: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        let o = conv.output
+        ctx.parallel.split(o.h, cost: o.count * conv.window.kh * conv.window.kw) { rows, _ in
+            conv.run(input: x, output: y, rows: rows)
+        }
+    }
+}
+
+struct MaxPoolStep: Step {
+    let shape: HWC
+    let window: Window
+    let activation: Activation
+    let input: Int, output: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        ctx.parallel.split(window.outH, cost: shape.count) { rows, _ in
+            Pooling.max(input: x, shape: shape, window: window, activation: activation, output: y, rows: rows)
+        }
+    }
+}
+
+struct MeanStep: Step {
+    let shape: HWC
+    let input: Int, output: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { Pooling.meanHW(input: ctx.pointer(input), shape: shape, output: ctx.pointer(output)) }
+}
+
+struct AddStep: Step {
+    let a: Int, b: Int, output: Int, count: Int
+    let activation: Activation
+    var reads: [Int] { [a, b] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(a)), z = UnsafePointer(ctx.pointer(b)), y = ctx.pointer(output)
+        let n = count
+        ctx.parallel.split((n + 63) / 64, cost: n) { blocks, _ in
+            Elementwise.add(x, z, y, range: (blocks.lowerBound * 64)..<min(n, blocks.upperBound * 64), activation: activation)
+        }
+    }
+}
+
+struct PReluStep: Step {
+    let input: Int, output: Int
+    let alpha: FloatBuffer
+    let channels: Int, pixels: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        ctx.parallel.split(pixels, cost: pixels * channels) { range, _ in
+            Elementwise.prelu(x, alpha: alpha.pointer, channels: channels, y, pixels: range)
+        }
+    }
+}
+
+struct LogisticStep: Step {
+    let input: Int, output: Int, count: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { Elementwise.logistic(ctx.pointer(input), ctx.pointer(output), count: count) }
+}
+
+struct CopyStep: Step {
+    let input: Int, output: Int, count: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { ctx.pointer(output).update(from: ctx.pointer(input), count: count) }
+}
+
+struct PadStep: Step {
+    let input: Int, output: Int
+    let shape: [Int]
+    let pads: [(Int, Int)]
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { DataMovement.pad(ctx.pointer(input), shape: shape, pads: pads, ctx.pointer(output)) }
+}
+
+struct ConcatStep: Step {
+    let inputs: [(tensor: Int, axisSize: Int)]
+    let output: Int, outer: Int, inner: Int
+    var reads: [Int] { inputs.map(\.tensor) }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) {
+        DataMovement.concat(inputs.map { (UnsafePointer(ctx.pointer($0.tensor)), $0.axisSize) },
+                            outer: outer, inner: inner, ctx.pointer(output))
+    }
+}
+
+struct ResizeStep: Step {
+    let input: Int, output: Int
+    let shape: HWC
+    let outH: Int, outW: Int
+    let alignCorners: Bool, halfPixelCenters: Bool
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        ctx.parallel.split(outH, cost: outH * outW * shape.c * 4) { rows, _ in
+            DataMovement.resizeBilinear(x, input: shape, outH: outH, outW: outW, alignCorners: alignCorners,
+                                        halfPixelCenters: halfPixelCenters, y, rows: rows)
+        }
+    }
+}
+
+struct FullyConnectedStep: Step {
+    let fc: FullyConnected
+    let input: Int, output: Int, batch: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { fc.run(ctx.pointer(input), ctx.pointer(output), batch: batch) }
+}

@@ -1,0 +1,253 @@
+/// A `.tflite` model (schema v3) read directly from its flatbuffer, memory-mapped.
+///
+/// Holds the graph as plain values: tensors, operators with their options, constant buffers.
+/// Reading checks every offset; an operator or option the engine cannot run is named in the error.
+public final class TFLiteModel {
+    public let path: String
+    public let tensors: [TensorInfo]
+    public let operators: [Operator]
+    public let inputs: [Int]
+    public let outputs: [Int]
+    private let file: MappedFile
+    /// Byte range of each buffer in the file (empty for buffers without data).
+    private let buffers: [Range<Int>]
+
+    /// The data of a constant tensor, or nil for an activation.
+    func constantBytes(_ tensor: Int) -> UnsafeRawBufferPointer? {
+        let b = tensors[tensor].buffer
+        guard b > 0, b < buffers.count, !buffers[b].isEmpty else { return nil }
+        return UnsafeRawBufferPointer(rebasing: file.bytes[buffers[b]])
+    }
+    func isConstant(_ tensor: Int) -> Bool { constantBytes(tensor) != nil }
+
+    public convenience init(path: String) throws {
+        try self.init(file: try MappedFile(path: path), path: path)
+    }
+
+    init(file: MappedFile, path: String) throws {
+        self.file = file
+        self.path = path
+        let fb = FlatBuffer(bytes: file.bytes, path: path)
+        guard file.bytes.count >= 8 else { throw fb.fail("the file is only \(file.bytes.count) bytes") }
+        // Bytes 4..<8 hold the file identifier "TFL3".
+        let ident = String(decoding: UnsafeRawBufferPointer(rebasing: file.bytes[4..<8]), as: UTF8.self)
+        guard ident == "TFL3" else { throw fb.fail("identifier is '\(ident)', not TFL3") }
+        let model = try fb.root()
+        let version = try model.scalar(0, UInt32.self, default: 0)
+        guard version == 3 else { throw fb.fail("schema version \(version), expected 3") }
+
+        // Model: 1 operator_codes, 2 subgraphs, 4 buffers.
+        let codes: [BuiltinOperator] = try model.tables(1).map { code in
+            let deprecated = Int32(try code.scalar(0, Int8.self, default: 0))
+            let builtin = try code.scalar(3, Int32.self, default: 0)
+            return BuiltinOperator(code: max(deprecated, builtin))
+        }
+        buffers = try model.tables(4).map { buffer in
+            guard let (start, count) = try buffer.vector(0, elementSize: 1) else { return 0..<0 }
+            return start..<(start + count)
+        }
+        let subgraphs = try model.tables(2)
+        guard let graph = subgraphs.first else { throw fb.fail("the model has no subgraph") }
+
+        // SubGraph: 0 tensors, 1 inputs, 2 outputs, 3 operators.
+        let tensorTables = try graph.tables(0)
+        var tensors: [TensorInfo] = []
+        for (i, t) in tensorTables.enumerated() {
+            let shape = try t.int32s(0).map(Int.init)
+            guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }) else { throw fb.fail("tensor \(i) has shape \(shape)") }
+            let rawType = Int(try t.scalar(1, Int8.self, default: 0))
+            let buffer = Int(try t.scalar(2, UInt32.self, default: 0))
+            guard buffer < buffers.count else { throw fb.fail("tensor \(i) names buffer \(buffer) of \(buffers.count)") }
+            let name = try t.string(3) ?? "tensor\(i)"
+            guard let type = TensorType(rawValue: rawType) else {
+                throw InferenceError.unsupportedTensorType(path: path, tensor: name, type: rawType)
+            }
+            tensors.append(TensorInfo(index: i, name: name, shape: shape, type: type, buffer: buffer))
+        }
+        self.tensors = tensors
+        func checkIndices(_ list: [Int32], _ what: String) throws -> [Int] {
+            try list.map { v in
+                guard v >= -1, Int(v) < tensors.count else { throw fb.fail("\(what) names tensor \(v) of \(tensors.count)") }
+                return Int(v)
+            }
+        }
+        inputs = try checkIndices(try graph.int32s(1), "graph input")
+        outputs = try checkIndices(try graph.int32s(2), "graph output")
+        guard inputs.allSatisfy({ $0 >= 0 }), outputs.allSatisfy({ $0 >= 0 }) else { throw fb.fail("graph inputs or outputs missing") }
+
+        var operators: [Operator] = []
+        for (i, op) in try graph.tables(3).enumerated() {
+            let codeIndex = Int(try op.scalar(0, UInt32.self, default: 0))
+            guard codeIndex < codes.count else { throw fb.fail("operator \(i) names opcode \(codeIndex) of \(codes.count)") }
+            let code = codes[codeIndex]
+            let ins = try checkIndices(try op.int32s(1), "operator \(i) input")
+            let outs = try checkIndices(try op.int32s(2), "operator \(i) output")
+            guard !outs.isEmpty, outs.allSatisfy({ $0 >= 0 }) else { throw fb.fail("operator \(i) has no output") }
+            let options = try op.table(4)
+            operators.append(Operator(index: i, code: code, inputs: ins, outputs: outs,
+                                      options: try Self.readOptions(code, options, index: i, path: path)))
+        }
+        self.operators = operators
+    }
+
+    private static func readOptions(_ code: BuiltinOperator, _ t: FBTable?, index: Int, path: String) throws -> OperatorOptions {
+        func activation(_ field: Int) throws -> Activation {
+            let raw = Int(try t?.scalar(field, Int8.self, default: 0) ?? 0)
+            guard let a = Activation(rawValue: raw) else {
+                throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "fused activation \(raw)")
+            }
+            return a
+        }
+        func padding(_ field: Int) throws -> Padding {
+            (try t?.scalar(field, Int8.self, default: 0) ?? 0) == 1 ? .valid : .same
+        }
+        func int(_ field: Int, _ d: Int32) throws -> Int { Int(try t?.scalar(field, Int32.self, default: d) ?? d) }
+        switch code {
+        case .conv2D:
+            // Conv2DOptions: padding, stride_w, stride_h, fused_activation_function, dilation_w, dilation_h
+            return .conv(Conv2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
+                                       activation: try activation(3), dilationW: try int(4, 1), dilationH: try int(5, 1),
+                                       depthMultiplier: 1))
+        case .depthwiseConv2D:
+            // DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, fused_activation_function, dilation_w, dilation_h
+            return .conv(Conv2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
+                                       activation: try activation(4), dilationW: try int(5, 1), dilationH: try int(6, 1),
+                                       depthMultiplier: try int(3, 1)))
+        case .maxPool2D:
+            // Pool2DOptions: padding, stride_w, stride_h, filter_width, filter_height, fused_activation_function
+            return .pool(Pool2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
+                                       filterW: try int(3, 1), filterH: try int(4, 1), activation: try activation(5)))
+        case .fullyConnected:
+            // FullyConnectedOptions: fused_activation_function, weights_format, keep_num_dims
+            let format = try t?.scalar(1, Int8.self, default: 0) ?? 0
+            guard format == 0 else {
+                throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "weights format \(format)")
+            }
+            return .activation(try activation(0))
+        case .add:
+            return .activation(try activation(0))
+        case .concatenation:
+            return .concat(axis: try int(0, 0), activation: try activation(1))
+        case .resizeBilinear:
+            // ResizeBilinearOptions: new_height, new_width (deprecated), align_corners, half_pixel_centers
+            return .resize(alignCorners: try t?.bool(2) ?? false, halfPixelCenters: try t?.bool(3) ?? false)
+        case .mean:
+            return .reducer(keepDims: try t?.bool(0) ?? false)
+        case .dequantize, .logistic, .reshape, .pad, .prelu:
+            return .none
+        case .other(let c):
+            throw InferenceError.unsupportedOperator(path: path, index: index, name: "builtin operator \(c)")
+        }
+    }
+}
+
+/// One tensor of the graph.
+public struct TensorInfo: Sendable {
+    public let index: Int
+    public let name: String
+    public let shape: [Int]
+    public let type: TensorType
+    /// Buffer index in the file; 0 (the empty buffer) for activations.
+    let buffer: Int
+    public var count: Int { shape.reduce(1, *) }
+}
+
+public enum TensorType: Int, Sendable {
+    case float32 = 0, float16 = 1, int32 = 2, uint8 = 3, int64 = 4
+    case bool = 6, int16 = 7, int8 = 9
+
+    var byteSize: Int {
+        switch self {
+        case .float32, .int32: return 4
+        case .float16, .int16: return 2
+        case .uint8, .bool, .int8: return 1
+        case .int64: return 8
+        }
+    }
+}
+
+/// The operators the four MediaPipe hand models use; anything else is `.other` and refused by name.
+public enum BuiltinOperator: Equatable, Sendable {
+    case add, concatenation, conv2D, depthwiseConv2D, dequantize, fullyConnected, logistic
+    case maxPool2D, reshape, resizeBilinear, pad, mean, prelu
+    case other(Int32)
+
+    init(code: Int32) {
+        switch code {
+        case 0: self = .add
+        case 2: self = .concatenation
+        case 3: self = .conv2D
+        case 4: self = .depthwiseConv2D
+        case 6: self = .dequantize
+        case 9: self = .fullyConnected
+        case 14: self = .logistic
+        case 17: self = .maxPool2D
+        case 22: self = .reshape
+        case 23: self = .resizeBilinear
+        case 34: self = .pad
+        case 40: self = .mean
+        case 54: self = .prelu
+        default: self = .other(code)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .add: return "ADD"
+        case .concatenation: return "CONCATENATION"
+        case .conv2D: return "CONV_2D"
+        case .depthwiseConv2D: return "DEPTHWISE_CONV_2D"
+        case .dequantize: return "DEQUANTIZE"
+        case .fullyConnected: return "FULLY_CONNECTED"
+        case .logistic: return "LOGISTIC"
+        case .maxPool2D: return "MAX_POOL_2D"
+        case .reshape: return "RESHAPE"
+        case .resizeBilinear: return "RESIZE_BILINEAR"
+        case .pad: return "PAD"
+        case .mean: return "MEAN"
+        case .prelu: return "PRELU"
+        case .other(let c): return "builtin operator \(c)"
+        }
+    }
+}
+
+public struct Operator: Sendable {
+    public let index: Int
+    public let code: BuiltinOperator
+    /// Tensor indices; -1 marks an optional input left out.
+    public let inputs: [Int]
+    public let outputs: [Int]
+    public let options: OperatorOptions
+}
+
+public enum Padding: Sendable { case same, valid }
+
+/// Fused activations, numbered as in the TFLite schema.
+public enum Activation: Int, Sendable {
+    case none = 0, relu = 1, reluN1To1 = 2, relu6 = 3, tanh = 4
+}
+
+public struct Conv2DOptions: Sendable {
+    public var padding: Padding
+    public var strideW: Int, strideH: Int
+    public var activation: Activation
+    public var dilationW: Int, dilationH: Int
+    public var depthMultiplier: Int
+}
+
+public struct Pool2DOptions: Sendable {
+    public var padding: Padding
+    public var strideW: Int, strideH: Int
+    public var filterW: Int, filterH: Int
+    public var activation: Activation
+}
+
+public enum OperatorOptions: Sendable {
+    case none
+    case conv(Conv2DOptions)
+    case pool(Pool2DOptions)
+    case activation(Activation)
+    case concat(axis: Int, activation: Activation)
+    case resize(alignCorners: Bool, halfPixelCenters: Bool)
+    case reducer(keepDims: Bool)
+}

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+import Inference
+
+/// Where the repository's model files and reference interpreter are; tests that need them skip, saying why.
+enum Fixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let modelNames = ["palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite"]
+
+    static func modelPath(_ name: String) throws -> String {
+        let path = root.appendingPathComponent("Models/\(name).tflite").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("SKIP: \(path) is absent; run `make setup`")
+            throw XCTSkip("\(path) is absent; run `make setup`")
+        }
+        return path
+    }
+
+    static func referencePython() throws -> String {
+        let py = root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: py) else {
+            print("SKIP: \(py) is absent; run `make setup` for the TFLite reference interpreter")
+            throw XCTSkip("no reference interpreter at \(py)")
+        }
+        return py
+    }
+
+    /// Runs the official interpreter on `input`; returns each output as floats.
+    static func reference(model: String, input: [Float], outputs: Int) throws -> [[Float]] {
+        let py = try referencePython()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ref-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputFile = dir.appendingPathComponent("input.f32")
+        try input.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: inputFile)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: py)
+        p.arguments = [root.appendingPathComponent("scripts/tflite_reference.py").path, "run", model, inputFile.path, dir.path]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw XCTSkip("reference interpreter failed (\(p.terminationStatus))") }
+        return try (0..<outputs).map { i in
+            let d = try Data(contentsOf: dir.appendingPathComponent("\(i).f32"))
+            return d.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) so random tests repeat exactly.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(_ seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+    mutating func floats(_ n: Int, in range: ClosedRange<Float> = -1...1) -> [Float] {
+        (0..<n).map { _ in Float.random(in: range, using: &self) }
+    }
+}

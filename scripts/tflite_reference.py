@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Reference runs of the official TFLite interpreter (ai-edge-litert), for parity tests and benchmarks.
+
+  run MODEL INPUT.f32 OUTDIR    run once on raw float32 input; write OUTDIR/<i>.f32 for each output
+  bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms}
+"""
+import json, sys, time
+import numpy as np
+from ai_edge_litert.interpreter import Interpreter
+
+def load(model, threads=1):
+    it = Interpreter(model_path=model, num_threads=threads)
+    it.allocate_tensors()
+    return it
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "run":
+        model, inp, outdir = sys.argv[2:5]
+        it = load(model)
+        d = it.get_input_details()[0]
+        x = np.fromfile(inp, dtype=np.float32).reshape(d["shape"])
+        it.set_tensor(d["index"], x)
+        it.invoke()
+        for i, o in enumerate(it.get_output_details()):
+            it.get_tensor(o["index"]).astype(np.float32).tofile(f"{outdir}/{i}.f32")
+    elif cmd == "bench":
+        model, threads, runs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        it = load(model, threads)
+        d = it.get_input_details()[0]
+        it.set_tensor(d["index"], np.random.default_rng(0).random(d["shape"], dtype=np.float32))
+        for _ in range(3):
+            it.invoke()
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter(); it.invoke(); times.append((time.perf_counter() - t) * 1000)
+        times.sort()
+        print(json.dumps({"median_ms": times[len(times) // 2], "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))]}))
+    else:
+        sys.exit(f"unknown command {cmd}")
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,8 @@ public final class ExecutionPlan {
     public var outputs: [TensorInfo] { model.outputs.map { model.tensors[$0] } }
     /// Steps after fusion, for reports.
     public var stepCount: Int { steps.count }
+    /// Multiply-adds of one run (convolutions and fully connected layers).
+    public var multiplyAdds: Int { steps.reduce(0) { $0 + $1.multiplyAdds } }
 
     private let steps: [Step]
     private let offsets: [Int]
@@ -48,6 +50,18 @@ public final class ExecutionPlan {
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
                              scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads))
         for step in steps { step.run(ctx) }
+    }
+
+    /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.
+    public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
+        try run(values)
+        let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads))
+        return steps.map { step in
+            let start = DispatchTime.now().uptimeNanoseconds
+            step.run(ctx)
+            return ("\(step)", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
     }
 
     public func run(_ values: [Float]) throws {
@@ -112,9 +126,11 @@ protocol Step {
     var reads: [Int] { get }
     var writes: [Int] { get }
     var scratchCount: Int { get }
+    var multiplyAdds: Int { get }
     func run(_ ctx: RunContext)
 }
 
 extension Step {
     var scratchCount: Int { 0 }
+    var multiplyAdds: Int { 0 }
 }

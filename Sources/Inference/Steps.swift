@@ -11,6 +11,7 @@ struct ConvStep: Step {
     var reads: [Int] { [input] + (residual.map { [$0] } ?? []) }
     var writes: [Int] { [output] }
     var scratchCount: Int { conv.scratchCount }
+    var multiplyAdds: Int { conv.output.h * conv.output.w * conv.weights.k * conv.output.c }
 
     func run(_ ctx: RunContext) {
         var e = Epilogue(activation: activation)
@@ -28,6 +29,7 @@ struct ConvStep: Step {
 struct DepthwiseStep: Step {
     let conv: DepthwiseConv2D
     let input: Int, output: Int
+    var multiplyAdds: Int { conv.output.count * conv.window.kh * conv.window.kw }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
 
@@ -145,6 +147,7 @@ struct ResizeStep: Step {
 struct FullyConnectedStep: Step {
     let fc: FullyConnected
     let input: Int, output: Int, batch: Int
+    var multiplyAdds: Int { batch * fc.k * fc.n }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
     func run(_ ctx: RunContext) { fc.run(ctx.pointer(input), ctx.pointer(output), batch: batch) }

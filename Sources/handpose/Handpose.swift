@@ -7,6 +7,6 @@ struct Handpose: ParsableCommand {
         commandName: "handpose",
         abstract: "Turn folders of video clips and images into hand-pose training data.",
         version: version,
-        subcommands: [Probe.self]
+        subcommands: [Probe.self, Bench.self]
     )
 }

@@ -1,5 +1,7 @@
 /// Depthwise convolution (depth multiplier 1), NHWC, weights `[1, kh, kw, C]`, bias and
-/// activation fused. Eight channels at a time; taps outside the input are skipped, not zero-read.
+/// activation fused. Eight channels at a time; four output pixels share each weight load in the
+/// interior (four independent accumulators hide the FMA latency); border pixels skip taps that
+/// fall outside the input rather than reading padding.
 public final class DepthwiseConv2D {
     public let input: HWC
     public let output: HWC
@@ -21,37 +23,98 @@ public final class DepthwiseConv2D {
     public func run(input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         let c = input.c, vecC = c & ~7
         let w = UnsafePointer(weights.pointer), b = UnsafePointer(bias.pointer)
-        let kw = window.kw
+        let (kh, kw, sh, sw, dh, dw) = (window.kh, window.kw, window.sh, window.sw, window.dh, window.dw)
+        let (inH, inW, outW) = (input.h, input.w, output.w)
+        // Output columns whose whole window lies inside the input.
+        let oxFirst = min(outW, (window.padLeft + sw - 1) / sw)
+        let oxEnd = max(oxFirst, min(outW, (inW - (kw - 1) &* dw + window.padLeft - 1) / sw + 1))
+        let pixelStep: Int = sw &* c, tapStep: Int = dw &* c
+        let twoSteps: Int = 2 &* pixelStep, threeSteps: Int = 3 &* pixelStep
+        let twoC: Int = 2 &* c, threeC: Int = 3 &* c
         for oy in rows {
-            let iy0 = oy * window.sh - window.padTop
-            let kyLo = max(0, (-iy0 + window.dh - 1) / window.dh), kyHi = max(kyLo, min(window.kh, (input.h - iy0 + window.dh - 1) / window.dh))
-            for ox in 0..<output.w {
-                let ix0 = ox * window.sw - window.padLeft
-                let kxLo = max(0, (-ix0 + window.dw - 1) / window.dw), kxHi = max(kxLo, min(kw, (input.w - ix0 + window.dw - 1) / window.dw))
-                let out = y + (oy * output.w + ox) * c
-                var ch = 0
-                while ch < vecC {
-                    var acc = load8(b + ch)
+            let iy0 = oy &* sh &- window.padTop
+            let kyLo = max(0, (-iy0 + dh - 1) / dh)
+            let kyHi = max(kyLo, min(kh, (inH - iy0 + dh - 1) / dh))
+            let rowOffset: Int = oy &* outW &* c
+            let outRow = y + rowOffset
+            var ch = 0
+            while ch < vecC {
+                let bv = load8(b + ch)
+                // Left border, right border: one pixel at a time with clipped taps.
+                for ox in Array(0..<oxFirst) + Array(oxEnd..<outW) {
+                    let ix0 = ox &* sw &- window.padLeft
+                    let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
+                    var acc = bv
                     for ky in kyLo..<kyHi {
-                        let rowIn = x + ((iy0 + ky * window.dh) * input.w) * c + ch
-                        let rowW = w + ky * kw * c + ch
+                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
+                        let wOffset: Int = ky &* kw &* c &+ ch
                         for kx in kxLo..<kxHi {
-                            acc = fma8(acc, load8(rowIn + (ix0 + kx * window.dw) * c), load8(rowW + kx * c))
+                            let i: Int = inOffset &+ kx &* tapStep, j: Int = wOffset &+ kx &* c
+                            acc = fma8(acc, load8(x + i), load8(w + j))
                         }
                     }
-                    store8(activation.apply(acc), out + ch)
-                    ch += 8
+                    let o: Int = ox &* c &+ ch
+                    store8(activation.apply(acc), outRow + o)
                 }
-                while ch < c {
+                // Interior: four pixels at a time, then singles.
+                var ox = oxFirst
+                while ox + 4 <= oxEnd {
+                    var a0 = bv, a1 = bv, a2 = bv, a3 = bv
+                    let ix0 = ox &* sw &- window.padLeft
+                    for ky in kyLo..<kyHi {
+                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
+                        let wOffset: Int = ky &* kw &* c &+ ch
+                        var p = x + inOffset
+                        var q = w + wOffset
+                        for _ in 0..<kw {
+                            let wv = load8(q)
+                            a0 = fma8(a0, load8(p), wv)
+                            a1 = fma8(a1, load8(p + pixelStep), wv)
+                            a2 = fma8(a2, load8(p + twoSteps), wv)
+                            a3 = fma8(a3, load8(p + threeSteps), wv)
+                            p += tapStep
+                            q += c
+                        }
+                    }
+                    let offset: Int = ox &* c &+ ch
+                    let o = outRow + offset
+                    store8(activation.apply(a0), o)
+                    store8(activation.apply(a1), o + c)
+                    store8(activation.apply(a2), o + twoC)
+                    store8(activation.apply(a3), o + threeC)
+                    ox += 4
+                }
+                while ox < oxEnd {
+                    var acc = bv
+                    let ix0 = ox &* sw &- window.padLeft
+                    for ky in kyLo..<kyHi {
+                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
+                        let wOffset: Int = ky &* kw &* c &+ ch
+                        for kx in 0..<kw {
+                            let i: Int = inOffset &+ kx &* tapStep, j: Int = wOffset &+ kx &* c
+                            acc = fma8(acc, load8(x + i), load8(w + j))
+                        }
+                    }
+                    let o: Int = ox &* c &+ ch
+                    store8(activation.apply(acc), outRow + o)
+                    ox += 1
+                }
+                ch += 8
+            }
+            // Channels past the last multiple of eight.
+            while ch < c {
+                for ox in 0..<outW {
+                    let ix0 = ox * sw - window.padLeft
+                    let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
                     var acc = b[ch]
                     for ky in kyLo..<kyHi {
                         for kx in kxLo..<kxHi {
-                            acc += x[((iy0 + ky * window.dh) * input.w + ix0 + kx * window.dw) * c + ch] * w[(ky * kw + kx) * c + ch]
+                            acc += x[((iy0 + ky * dh) * inW + ix0 + kx * dw) * c + ch] * w[(ky * kw + kx) * c + ch]
                         }
                     }
-                    out[ch] = activation.apply(acc)
-                    ch += 1
+                    outRow[ox * c + ch] = activation.apply(acc)
                 }
+                ch += 1
             }
         }
     }

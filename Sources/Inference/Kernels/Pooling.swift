@@ -17,7 +17,7 @@ public enum Pooling {
                     var m = Float8(repeating: -.greatestFiniteMagnitude)
                     for ky in kyLo..<kyHi {
                         for kx in kxLo..<kxHi {
-                            m = pointwiseMax(m, load8(x + ((iy0 + ky) * shape.w + ix0 + kx) * c + ch))
+                            m = max8(m, load8(x + ((iy0 + ky) * shape.w + ix0 + kx) * c + ch))
                         }
                     }
                     store8(activation.apply(m), out + ch)

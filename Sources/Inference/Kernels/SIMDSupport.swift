@@ -18,10 +18,15 @@ func load8(_ p: UnsafePointer<Float>) -> Float8 {
     UnsafeRawPointer(p).loadUnaligned(as: Float8.self)
 }
 
+/// Unaligned 8-float store. A fixed-size copy, which LLVM lowers to one vector move
+/// (`storeBytes` for SIMD8 was left as an out-of-line call).
 @inline(__always)
 func store8(_ v: Float8, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Float8.self)
+    withUnsafeBytes(of: v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 32) }
 }
+
+@inline(__always)
+func max8(_ a: Float8, _ b: Float8) -> Float8 { a.replacing(with: b, where: b .> a) }
 
 extension Activation {
     @inline(__always)

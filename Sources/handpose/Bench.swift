@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Inference
+
+/// `handpose bench`: speed measurements (never tests: no limits, just figures and ratios).
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure handpose's speed, beside the reference implementations when available.",
+        subcommands: [BenchModels.self, BenchProfile.self]
+    )
+}
+
+struct BenchModels: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "models",
+        abstract: "Time each hand model with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
+        discussion: "Prints median and p90 milliseconds, GFLOP/s (2 x multiply-adds / median) and our/XNNPACK ratio (below 1 is faster)."
+    )
+
+    @Option(help: "Only this thread count (default: 1 and all cores).")
+    var threads: Int?
+
+    @Option(help: "Timed runs per model and thread count (after 3 warm-up runs).")
+    var runs = 30
+
+    @Option(help: "Folder with the .tflite files.")
+    var models = "Models"
+
+    @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
+    var reference: String?
+
+    @Flag(help: "Print a JSON array: model, threads, median_ms, p90_ms, gflops, and xnnpack_median_ms, ratio with --reference.")
+    var json = false
+
+    func validate() throws {
+        guard runs > 0 else { throw ValidationError("--runs must be positive") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+    }
+
+    func run() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
+        var rows: [[String: Any]] = []
+        for name in ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite"] {
+            let path = "\(models)/\(name).tflite"
+            let model: TFLiteModel
+            do { model = try TFLiteModel(path: path) } catch {
+                throw ValidationError("\(error) Run `make setup` to place the models.")
+            }
+            for t in threadCounts {
+                let plan = try ExecutionPlan(model: model, threads: t)
+                var rng = SystemRandomNumberGenerator()
+                let input = (0..<plan.inputs[0].count).map { _ in Float.random(in: 0...1, using: &rng) }
+                for _ in 0..<3 { try plan.run(input) }
+                var times: [Double] = []
+                for _ in 0..<runs {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try plan.run(input)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
+                times.sort()
+                let median = times[times.count / 2], p90 = times[min(times.count - 1, Int(Double(times.count) * 0.9))]
+                var row: [String: Any] = [
+                    "model": name, "threads": t, "median_ms": median, "p90_ms": p90,
+                    "gflops": 2 * Double(plan.multiplyAdds) / median / 1e6,
+                    "arena_mib": Double(plan.arenaBytes) / 1048576,
+                ]
+                if let reference, let ref = try referenceTiming(python: reference, model: path, threads: t) {
+                    row["xnnpack_median_ms"] = ref.median
+                    row["xnnpack_p90_ms"] = ref.p90
+                    row["ratio"] = median / ref.median
+                }
+                rows.append(row)
+                if !json { FileHandle.standardError.write(Data("  \(name) threads=\(t): \(String(format: "%.2f", median)) ms\n".utf8)) }
+            }
+        }
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        var table = [["model", "threads", "median ms", "p90 ms", "GFLOP/s", "arena MiB", "XNNPACK ms", "ours/XNNPACK"]]
+        for r in rows {
+            func f(_ k: String, _ fmt: String = "%.2f") -> String { (r[k] as? Double).map { String(format: fmt, $0) } ?? "-" }
+            table.append([r["model"] as! String, "\(r["threads"]!)", f("median_ms"), f("p90_ms"), f("gflops", "%.1f"),
+                          f("arena_mib"), f("xnnpack_median_ms"), f("ratio")])
+        }
+        print(Table.render(table))
+    }
+
+    private func referenceTiming(python: String, model: String, threads: Int) throws -> (median: Double, p90: Double)? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["scripts/tflite_reference.py", "bench", model, "\(threads)", "\(runs)"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        do { try p.run() } catch {
+            FileHandle.standardError.write(Data("reference interpreter not run: \(error)\n".utf8))
+            return nil
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0,
+              let obj = try JSONSerialization.jsonObject(with: data) as? [String: Double],
+              let m = obj["median_ms"], let q = obj["p90_ms"] else { return nil }
+        return (m, q)
+    }
+}
+
+struct BenchProfile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Time each step of one model's plan (after fusion), slowest first.")
+    @Argument(help: "A .tflite file.") var model: String
+    @Option(help: "Threads.") var threads = 1
+    @Option(help: "Rows to show.") var top = 25
+
+    func run() throws {
+        let plan = try ExecutionPlan(model: try TFLiteModel(path: model), threads: threads)
+        let input = [Float](repeating: 0.5, count: plan.inputs[0].count)
+        var totals: [String: Double] = [:]
+        var order: [String] = []
+        for _ in 0..<10 {
+            for (i, (step, ms)) in try plan.profile(input).enumerated() {
+                let key = "\(i) " + String(step.prefix(150))
+                if totals[key] == nil { order.append(key) }
+                totals[key, default: 0] += ms / 10
+            }
+        }
+        let all = totals.values.reduce(0, +)
+        print(String(format: "total %.2f ms over %d steps", all, order.count))
+        for k in order.sorted(by: { totals[$0]! > totals[$1]! }).prefix(top) {
+            print(String(format: "%7.3f ms  %@", totals[k]!, k))
+        }
+    }
+}

@@ -35,9 +35,25 @@ struct PlanBuilder {
         return HWC(s[1], s[2], s[3])
     }
 
+    /// Inputs each operator needs (optional ones such as bias excluded).
+    static func requiredInputs(_ code: BuiltinOperator) -> Int {
+        switch code {
+        case .conv2D, .depthwiseConv2D, .fullyConnected, .add, .prelu, .mean, .pad, .resizeBilinear: return 2
+        case .concatenation, .dequantize, .logistic, .maxPool2D, .reshape: return 1
+        case .other: return 0
+        }
+    }
+
     mutating func build() throws -> [Step] {
         var ops: [Operator] = []
+        for t in model.tensors where t.count > 1 << 28 {
+            throw InferenceError.malformed(path: model.path, reason: "tensor '\(t.name)' has \(t.count) elements")
+        }
         for op in model.operators {
+            let needed = Self.requiredInputs(op.code)
+            guard op.inputs.count >= needed, op.inputs.prefix(needed).allSatisfy({ $0 >= 0 }) else {
+                throw fail(op, "needs \(needed) inputs, has \(op.inputs.filter { $0 >= 0 }.count)")
+            }
             if op.code == .dequantize {
                 guard let values = try constant(op.inputs[0]) else {
                     throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: op.code.name, reason: "a non-constant input")

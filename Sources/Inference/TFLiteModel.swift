@@ -93,7 +93,7 @@ public final class TFLiteModel {
     private static func readOptions(_ code: BuiltinOperator, _ t: FBTable?, index: Int, path: String) throws -> OperatorOptions {
         func activation(_ field: Int) throws -> Activation {
             let raw = Int(try t?.scalar(field, Int8.self, default: 0) ?? 0)
-            guard let a = Activation(rawValue: raw) else {
+            guard let a = Activation(rawValue: raw), a != .tanh else {
                 throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "fused activation \(raw)")
             }
             return a

@@ -53,9 +53,11 @@ public final class Conv2D {
             for kx in 0..<window.kw {
                 let ix = ox * window.sw - window.padLeft + kx * window.dw
                 if iy >= 0 && iy < input.h && ix >= 0 && ix < input.w {
-                    o.update(from: x + (iy * input.w + ix) * cin, count: cin)
+                    let src = x + (iy * input.w + ix) * cin
+                    // A plain loop: for the few channels of a first layer, a memcpy call costs more than the copy.
+                    for i in 0..<cin { o[i] = src[i] }
                 } else {
-                    o.update(repeating: 0, count: cin)
+                    for i in 0..<cin { o[i] = 0 }
                 }
                 o += cin
             }

@@ -37,14 +37,13 @@ public final class DepthwiseConv2D {
             let kyHi = max(kyLo, min(kh, (inH - iy0 + dh - 1) / dh))
             let rowOffset: Int = oy &* outW &* c
             let outRow = y + rowOffset
-            var ch = 0
-            while ch < vecC {
-                let bv = load8(b + ch)
-                // Left border, right border: one pixel at a time with clipped taps.
-                for ox in Array(0..<oxFirst) + Array(oxEnd..<outW) {
-                    let ix0 = ox &* sw &- window.padLeft
-                    let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
-                    var acc = bv
+            // Left and right borders: one pixel at a time with clipped taps.
+            for ox in 0..<outW where ox < oxFirst || ox >= oxEnd {
+                let ix0 = ox &* sw &- window.padLeft
+                let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
+                var ch = 0
+                while ch < vecC {
+                    var acc = load8(b + ch)
                     for ky in kyLo..<kyHi {
                         let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
                         let wOffset: Int = ky &* kw &* c &+ ch
@@ -55,52 +54,55 @@ public final class DepthwiseConv2D {
                     }
                     let o: Int = ox &* c &+ ch
                     store8(activation.apply(acc), outRow + o)
+                    ch += 8
                 }
-                // Interior: four pixels at a time, then singles.
-                var ox = oxFirst
-                while ox + 4 <= oxEnd {
+            }
+            // Interior: four pixels share each weight load (pixel groups outside, channel blocks
+            // inside, so the cache lines of one pixel serve all its channel blocks).
+            var ox = oxFirst
+            while ox < oxEnd {
+                let group = min(4, oxEnd - ox)
+                let ix0 = ox &* sw &- window.padLeft
+                var ch = 0
+                while ch < vecC {
+                    let bv = load8(b + ch)
                     var a0 = bv, a1 = bv, a2 = bv, a3 = bv
-                    let ix0 = ox &* sw &- window.padLeft
                     for ky in kyLo..<kyHi {
                         let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
                         let wOffset: Int = ky &* kw &* c &+ ch
                         var p = x + inOffset
                         var q = w + wOffset
-                        for _ in 0..<kw {
-                            let wv = load8(q)
-                            a0 = fma8(a0, load8(p), wv)
-                            a1 = fma8(a1, load8(p + pixelStep), wv)
-                            a2 = fma8(a2, load8(p + twoSteps), wv)
-                            a3 = fma8(a3, load8(p + threeSteps), wv)
-                            p += tapStep
-                            q += c
+                        if group == 4 {
+                            for _ in 0..<kw {
+                                let wv = load8(q)
+                                a0 = fma8(a0, load8(p), wv)
+                                a1 = fma8(a1, load8(p + pixelStep), wv)
+                                a2 = fma8(a2, load8(p + twoSteps), wv)
+                                a3 = fma8(a3, load8(p + threeSteps), wv)
+                                p += tapStep
+                                q += c
+                            }
+                        } else {
+                            for _ in 0..<kw {
+                                a0 = fma8(a0, load8(p), load8(q))
+                                p += tapStep
+                                q += c
+                            }
                         }
                     }
                     let offset: Int = ox &* c &+ ch
                     let o = outRow + offset
                     store8(activation.apply(a0), o)
-                    store8(activation.apply(a1), o + c)
-                    store8(activation.apply(a2), o + twoC)
-                    store8(activation.apply(a3), o + threeC)
-                    ox += 4
-                }
-                while ox < oxEnd {
-                    var acc = bv
-                    let ix0 = ox &* sw &- window.padLeft
-                    for ky in kyLo..<kyHi {
-                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
-                        let wOffset: Int = ky &* kw &* c &+ ch
-                        for kx in 0..<kw {
-                            let i: Int = inOffset &+ kx &* tapStep, j: Int = wOffset &+ kx &* c
-                            acc = fma8(acc, load8(x + i), load8(w + j))
-                        }
+                    if group == 4 {
+                        store8(activation.apply(a1), o + c)
+                        store8(activation.apply(a2), o + twoC)
+                        store8(activation.apply(a3), o + threeC)
                     }
-                    let o: Int = ox &* c &+ ch
-                    store8(activation.apply(acc), outRow + o)
-                    ox += 1
+                    ch += 8
                 }
-                ch += 8
+                ox += group == 4 ? 4 : 1
             }
+            var ch = vecC
             // Channels past the last multiple of eight.
             while ch < c {
                 for ox in 0..<outW {

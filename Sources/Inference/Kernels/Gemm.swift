@@ -38,6 +38,15 @@ public struct Epilogue {
 
     public init(activation: Activation = .none) { self.activation = activation }
 
+    /// Sets PReLU slopes for `columns` output columns (copied into padded storage kept alive by the epilogue owner).
+    public mutating func setPReLU(_ slopes: [Float], columns: Int) {
+        let padded = FloatBuffer(count: (columns + 15) / 16 * 16)
+        for (j, a) in slopes.enumerated() { padded.pointer[j] = a }
+        alphaStorage = padded
+        alpha = UnsafePointer(padded.pointer)
+    }
+    private var alphaStorage: FloatBuffer?
+
     @inline(__always)
     func apply(_ v: Float, row: Int, column: Int, ldc: Int) -> Float {
         var v = activation.apply(v)

@@ -18,11 +18,17 @@ func load8(_ p: UnsafePointer<Float>) -> Float8 {
     UnsafeRawPointer(p).loadUnaligned(as: Float8.self)
 }
 
-/// Unaligned 8-float store. A fixed-size copy, which LLVM lowers to one vector move
-/// (`storeBytes` for SIMD8 was left as an out-of-line call).
+/// 8-float store. `storeBytes` and `copyMemory` for SIMD8 stay out-of-line calls, so aligned
+/// addresses (every channel block of an arena tensor whose channel count is a multiple of 8)
+/// store through a rebound pointer, one vector move; others store lane by lane.
 @inline(__always)
 func store8(_ v: Float8, _ p: UnsafeMutablePointer<Float>) {
-    withUnsafeBytes(of: v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 32) }
+    if Int(bitPattern: p) & 31 == 0 {
+        p.withMemoryRebound(to: Float8.self, capacity: 1) { $0.pointee = v }
+    } else {
+        p[0] = v[0]; p[1] = v[1]; p[2] = v[2]; p[3] = v[3]
+        p[4] = v[4]; p[5] = v[5]; p[6] = v[6]; p[7] = v[7]
+    }
 }
 
 @inline(__always)
@@ -36,10 +42,7 @@ extension Activation {
         case .relu: return v.replacing(with: 0, where: v .< 0)
         case .relu6: return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6)
         case .reluN1To1: return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1)
-        case .tanh:
-            var out = Float8()
-            for i in 0..<8 { out[i] = tanhf(v[i]) }
-            return out
+        case .tanh: return v  // refused when the plan is built
         }
     }
 
@@ -50,7 +53,7 @@ extension Activation {
         case .relu: return max(v, 0)
         case .relu6: return min(max(v, 0), 6)
         case .reluN1To1: return min(max(v, -1), 1)
-        case .tanh: return tanhf(v)
+        case .tanh: return v  // refused when the plan is built
         }
     }
 }

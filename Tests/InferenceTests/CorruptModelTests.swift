@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+import Inference
+
+/// A damaged model file must give a typed error, never a crash or an out-of-bounds read.
+final class CorruptModelTests: XCTestCase {
+    func load(_ bytes: [UInt8]) -> Error? {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("corrupt-\(UUID().uuidString).tflite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try! Data(bytes).write(to: url)
+        do {
+            let model = try TFLiteModel(path: url.path)
+            let plan = try ExecutionPlan(model: model, threads: 1)
+            try plan.run([Float](repeating: 0.5, count: plan.inputs[0].count))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testTruncatedModelsThrow() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.modelPath("hand_landmark_lite"))))
+        var rng = SeededRandom(21)
+        for _ in 0..<20 {
+            let cut = Int.random(in: 0..<bytes.count, using: &rng)
+            let error = load(Array(bytes[..<cut]))
+            XCTAssertNotNil(error, "cut at \(cut) of \(bytes.count)")
+            XCTAssertTrue(error is InferenceError, "cut at \(cut): \(String(describing: error))")
+        }
+    }
+
+    func testFlippedBytesNeverCrash() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.modelPath("palm_detection_lite"))))
+        var rng = SeededRandom(22)
+        // Flips in the first 64 KB hit the flatbuffer's tables and offsets rather than weights.
+        var errors = 0
+        for _ in 0..<60 {
+            var copy = bytes
+            for _ in 0..<4 {
+                copy[Int.random(in: 0..<min(65536, copy.count), using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+            if let e = load(copy) {
+                XCTAssertTrue(e is InferenceError, "\(e)")
+                errors += 1
+            }
+        }
+        print("flipped-byte models refused with a typed error: \(errors) of 60 (others still formed a valid graph)")
+    }
+
+    func testErrorsNameTheFileAndOperator() throws {
+        XCTAssertEqual((load([]) as? InferenceError)?.description.contains("empty"), true)
+        let notModel = load(Array("hello, this is not a model at all".utf8))
+        XCTAssertTrue(notModel is InferenceError)
+        XCTAssertTrue("\(notModel!)".contains("not a valid TFLite model"))
+    }
+}

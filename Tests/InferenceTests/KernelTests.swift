@@ -1,0 +1,194 @@
+import XCTest
+import Inference
+
+/// Every kernel against a plain scalar loop written from TFLite's definition, on seeded random shapes.
+final class KernelTests: XCTestCase {
+    func act(_ v: Float, _ a: Activation) -> Float {
+        switch a {
+        case .none, .tanh: return v
+        case .relu: return max(v, 0)
+        case .relu6: return min(max(v, 0), 6)
+        case .reluN1To1: return min(max(v, -1), 1)
+        }
+    }
+
+    /// TFLite's convolution, one output at a time, padding read as zero.
+    func referenceConv(_ x: [Float], _ s: HWC, _ w: [Float], _ b: [Float], cout: Int, _ win: Window, _ a: Activation) -> [Float] {
+        var y = [Float](repeating: 0, count: win.outH * win.outW * cout)
+        for oy in 0..<win.outH { for ox in 0..<win.outW { for co in 0..<cout {
+            var acc = b[co]
+            for ky in 0..<win.kh { for kx in 0..<win.kw {
+                let iy = oy * win.sh - win.padTop + ky * win.dh, ix = ox * win.sw - win.padLeft + kx * win.dw
+                guard iy >= 0, iy < s.h, ix >= 0, ix < s.w else { continue }
+                for ci in 0..<s.c { acc += x[(iy * s.w + ix) * s.c + ci] * w[((co * win.kh + ky) * win.kw + kx) * s.c + ci] }
+            } }
+            y[(oy * win.outW + ox) * cout + co] = act(acc, a)
+        } } }
+        return y
+    }
+
+    func assertClose(_ a: [Float], _ b: [Float], _ message: String, tolerance: Float = 1e-4) {
+        XCTAssertEqual(a.count, b.count, message)
+        let diff = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+        XCTAssertLessThan(diff, tolerance, message)
+    }
+
+    func testConv2DMatchesReference() {
+        var rng = SeededRandom(11)
+        let cases: [(HWC, Int, Int, Int, Padding)] = [
+            (HWC(7, 9, 3), 5, 5, 2, .same), (HWC(8, 8, 3), 3, 3, 2, .same), (HWC(11, 6, 17), 1, 1, 1, .same),
+            (HWC(5, 13, 24), 1, 1, 1, .valid), (HWC(9, 9, 5), 3, 3, 1, .valid), (HWC(6, 7, 8), 3, 3, 2, .valid),
+            (HWC(1, 1, 33), 1, 1, 1, .same), (HWC(10, 3, 2), 5, 5, 1, .same),
+        ]
+        for (i, (s, k, cout, stride, padding)) in cases.enumerated() {
+            for a in [Activation.none, .relu, .relu6, .reluN1To1] {
+                let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, padding: padding)
+                let x = rng.floats(s.count), w = rng.floats(cout * k * k * s.c), b = rng.floats(cout)
+                let conv = Conv2D(input: s, outputChannels: cout, window: win, weights: w, bias: b)
+                var y = [Float](repeating: .nan, count: conv.output.count)
+                var scratch = [Float](repeating: 0, count: max(1, conv.scratchCount))
+                x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
+                    conv.run(input: xp.baseAddress!, output: yp.baseAddress!, pixels: 0..<(win.outH * win.outW),
+                             scratch: sp.baseAddress!, epilogue: Epilogue(activation: a))
+                } } }
+                assertClose(y, referenceConv(x, s, w, b, cout: cout, win, a), "case \(i) \(s) k\(k) s\(stride) \(padding) \(a)")
+            }
+        }
+    }
+
+    func testGemmEpilogueAddsResidualThenPReLU() {
+        var rng = SeededRandom(12)
+        for (m, k, n) in [(13, 7, 5), (6, 16, 16), (25, 33, 40), (1, 3, 17)] {
+            let a = rng.floats(m * k), w = rng.floats(k * n), b = rng.floats(n), r = rng.floats(m * n)
+            let alpha = rng.floats(n, in: 0...0.5)
+            let packed = PackedWeights(k: k, n: n, bias: b) { kk, j in w[kk * n + j] }
+            var c = [Float](repeating: .nan, count: m * n)
+            let ok = r.withUnsafeBufferPointer { rp in
+                a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
+                    var e = Epilogue(activation: .relu6)
+                    e.residual = rp.baseAddress!
+                    e.residualActivation = .none
+                    e.setPReLU(alpha, columns: n)
+                    Gemm.run(a: ap.baseAddress!, lda: k, rows: 0..<m, weights: packed, c: cp.baseAddress!, ldc: n, epilogue: e)
+                    return true
+                } }
+            }
+            XCTAssertTrue(ok)
+            var expected = [Float](repeating: 0, count: m * n)
+            for i in 0..<m { for j in 0..<n {
+                var v = b[j]
+                for kk in 0..<k { v += a[i * k + kk] * w[kk * n + j] }
+                v = act(v, .relu6) + r[i * n + j]
+                expected[i * n + j] = v < 0 ? v * alpha[j] : v
+            } }
+            assertClose(c, expected, "gemm \(m)x\(k)x\(n)")
+        }
+    }
+
+    func testDepthwiseMatchesReference() {
+        var rng = SeededRandom(13)
+        let cases: [(HWC, Int, Int, Padding)] = [
+            (HWC(12, 12, 32), 5, 1, .same), (HWC(12, 11, 24), 5, 2, .same), (HWC(7, 9, 13), 3, 1, .same),
+            (HWC(8, 8, 8), 3, 2, .valid), (HWC(3, 17, 20), 5, 1, .same), (HWC(2, 2, 9), 3, 1, .same),
+        ]
+        for (i, (s, k, stride, padding)) in cases.enumerated() {
+            for a in [Activation.none, .relu, .relu6] {
+                let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, padding: padding)
+                let x = rng.floats(s.count), w = rng.floats(k * k * s.c), b = rng.floats(s.c)
+                let dw = DepthwiseConv2D(input: s, window: win, weights: w, bias: b, activation: a)
+                var y = [Float](repeating: .nan, count: dw.output.count)
+                x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+                    dw.run(input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<win.outH)
+                } }
+                var expected = [Float](repeating: 0, count: dw.output.count)
+                for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c {
+                    var acc = b[c]
+                    for ky in 0..<k { for kx in 0..<k {
+                        let iy = oy * stride - win.padTop + ky, ix = ox * stride - win.padLeft + kx
+                        if iy >= 0, iy < s.h, ix >= 0, ix < s.w { acc += x[(iy * s.w + ix) * s.c + c] * w[(ky * k + kx) * s.c + c] }
+                    } }
+                    expected[(oy * win.outW + ox) * s.c + c] = act(acc, a)
+                } } }
+                assertClose(y, expected, "depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+            }
+        }
+    }
+
+    func testSamePaddingIsAsymmetricLikeTFLite() {
+        // 8 wide, kernel 3, stride 2: 4 outputs, total padding 1, all of it after the input.
+        let w = Window(input: HWC(8, 8, 1), kh: 3, kw: 3, sh: 2, sw: 2, padding: .same)
+        XCTAssertEqual(w.outW, 4)
+        XCTAssertEqual(w.padLeft, 0)
+        let w5 = Window(input: HWC(96, 96, 1), kh: 5, kw: 5, sh: 2, sw: 2, padding: .same)
+        XCTAssertEqual(w5.outW, 48)
+        XCTAssertEqual(w5.padLeft, 1)
+        XCTAssertEqual(Window(input: HWC(7, 7, 1), kh: 3, kw: 3, sh: 2, sw: 2, padding: .valid).outW, 3)
+    }
+
+    func testMaxPoolAndMean() {
+        var rng = SeededRandom(14)
+        let s = HWC(6, 5, 11)
+        let x = rng.floats(s.count)
+        let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .same)
+        var y = [Float](repeating: .nan, count: win.outH * win.outW * s.c)
+        x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+            Pooling.max(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<win.outH)
+        } }
+        var expected = [Float](repeating: -.infinity, count: y.count)
+        for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c { for ky in 0..<2 { for kx in 0..<2 {
+            let iy = oy * 2 + ky, ix = ox * 2 + kx
+            if iy < s.h, ix < s.w { expected[(oy * win.outW + ox) * s.c + c] = max(expected[(oy * win.outW + ox) * s.c + c], x[(iy * s.w + ix) * s.c + c]) }
+        } } } } }
+        assertClose(y, expected, "max pool")
+        var mean = [Float](repeating: 0, count: s.c)
+        x.withUnsafeBufferPointer { xp in mean.withUnsafeMutableBufferPointer { Pooling.meanHW(input: xp.baseAddress!, shape: s, output: $0.baseAddress!) } }
+        for c in 0..<s.c {
+            let m = stride(from: c, to: x.count, by: s.c).map { x[$0] }.reduce(0, +) / Float(s.h * s.w)
+            XCTAssertEqual(mean[c], m, accuracy: 1e-5)
+        }
+    }
+
+    func testResizeBilinearModes() {
+        // 2x2 -> 4x4, one channel, values 0 1 / 2 3.
+        let x: [Float] = [0, 1, 2, 3]
+        func run(_ align: Bool, _ half: Bool) -> [Float] {
+            var y = [Float](repeating: .nan, count: 16)
+            x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+                DataMovement.resizeBilinear(xp.baseAddress!, input: HWC(2, 2, 1), outH: 4, outW: 4, alignCorners: align,
+                                            halfPixelCenters: half, yp.baseAddress!, rows: 0..<4)
+            } }
+            return y
+        }
+        // Legacy mode: source = out * 0.5, clamped at the far edge.
+        assertClose(Array(run(false, false)[0..<4]), [0, 0.5, 1, 1], "legacy")
+        // Half-pixel centres: source = (out + 0.5) * 0.5 - 0.5.
+        assertClose(Array(run(false, true)[0..<4]), [0, 0.25, 0.75, 1], "half pixel")
+        // Align corners: the corners map to the corners.
+        assertClose(Array(run(true, false)[0..<4]), [0, 1.0 / 3, 2.0 / 3, 1], "align corners")
+    }
+
+    func testPadConcatAndFullyConnected() {
+        let x: [Float] = [1, 2, 3, 4]  // [1, 2, 1, 2]
+        var y = [Float](repeating: .nan, count: 2 * 1 * 5)
+        x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+            DataMovement.pad(xp.baseAddress!, shape: [1, 2, 1, 2], pads: [(0, 0), (0, 0), (0, 0), (1, 2)], yp.baseAddress!)
+        } }
+        XCTAssertEqual(y, [0, 1, 2, 0, 0, 0, 3, 4, 0, 0])
+        let a: [Float] = [1, 2, 3, 4], b: [Float] = [9, 8]
+        var c = [Float](repeating: 0, count: 6)
+        a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in c.withUnsafeMutableBufferPointer { cp in
+            DataMovement.concat([(ap.baseAddress!, 2), (bp.baseAddress!, 1)], outer: 2, inner: 1, cp.baseAddress!)
+        } } }
+        XCTAssertEqual(c, [1, 2, 9, 3, 4, 8])
+        var rng = SeededRandom(15)
+        let k = 37, n = 5
+        let w = rng.floats(n * k), bias = rng.floats(n), v = rng.floats(k)
+        let fc = FullyConnected(k: k, n: n, weights: w, bias: bias, activation: .relu)
+        var out = [Float](repeating: 0, count: n)
+        v.withUnsafeBufferPointer { vp in out.withUnsafeMutableBufferPointer { fc.run(vp.baseAddress!, $0.baseAddress!, batch: 1) } }
+        for j in 0..<n {
+            let e = max(0, (0..<k).map { w[j * k + $0] * v[$0] }.reduce(0, +) + bias[j])
+            XCTAssertEqual(out[j], e, accuracy: 1e-4)
+        }
+    }
+}

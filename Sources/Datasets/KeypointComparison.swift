@@ -1,0 +1,90 @@
+import Foundation
+
+/// Agreement between two keypoint files of one clip (ours against MediaPipe's reference, or two runs):
+/// frames matched by index, hands within a frame by the smallest mean landmark distance, deviation
+/// in palm sizes (wrist to middle MCP of the second file's hand) so it does not depend on resolution.
+public struct KeypointComparison: Sendable {
+    public var frames = 0
+    public var framesAgreeingOnCount = 0
+    public var matchedHands = 0
+    public var chiralityAgreements = 0
+    /// Mean landmark deviation of each matched hand pair, in palm sizes.
+    public var deviations: [Double] = []
+    /// Frames present in only one file.
+    public var unmatchedFrames = 0
+    /// Hands found by exactly one side.
+    public var handsOnlyInA = 0
+    public var handsOnlyInB = 0
+
+    public init() {}
+
+    public var countAgreement: Double { frames == 0 ? 0 : Double(framesAgreeingOnCount) / Double(frames) }
+    public var chiralityAgreement: Double { matchedHands == 0 ? 0 : Double(chiralityAgreements) / Double(matchedHands) }
+    public var meanDeviation: Double { deviations.isEmpty ? 0 : deviations.reduce(0, +) / Double(deviations.count) }
+    public var p95Deviation: Double {
+        guard !deviations.isEmpty else { return 0 }
+        let s = deviations.sorted()
+        return s[min(s.count - 1, Int((Double(s.count) * 0.95).rounded(.up)) - 1)]
+    }
+
+    public mutating func merge(_ o: KeypointComparison) {
+        frames += o.frames; framesAgreeingOnCount += o.framesAgreeingOnCount
+        matchedHands += o.matchedHands; chiralityAgreements += o.chiralityAgreements
+        deviations += o.deviations; unmatchedFrames += o.unmatchedFrames
+        handsOnlyInA += o.handsOnlyInA; handsOnlyInB += o.handsOnlyInB
+    }
+
+    /// Compares `a` with `b` (the reference). Sizes must agree.
+    public static func compare(_ a: KeypointFile, _ b: KeypointFile, path: String) throws -> KeypointComparison {
+        guard a.video.width == b.video.width, a.video.height == b.video.height else {
+            throw DatasetError.mismatch(path: path, reason: "frame sizes differ: \(a.video.width)x\(a.video.height) and \(b.video.width)x\(b.video.height)")
+        }
+        let (W, H) = (a.video.width, a.video.height)
+        var result = KeypointComparison()
+        let framesB = Dictionary(b.frames.map { ($0.i, $0) }, uniquingKeysWith: { x, _ in x })
+        result.unmatchedFrames = abs(a.frames.count - b.frames.count)
+        for fa in a.frames {
+            guard let fb = framesB[fa.i] else { continue }
+            result.frames += 1
+            if fa.hands.count == fb.hands.count { result.framesAgreeingOnCount += 1 }
+            for (ha, hb) in match(fa.hands, fb.hands, width: W, height: H) {
+                result.matchedHands += 1
+                if ha.chirality == hb.chirality { result.chiralityAgreements += 1 }
+                let palm = simdLength(hb.pixel(9, width: W, height: H) - hb.pixel(0, width: W, height: H))
+                result.deviations.append(meanDistance(ha, hb, width: W, height: H) / max(palm, 1e-6))
+            }
+            let pairs = min(fa.hands.count, fb.hands.count)
+            result.handsOnlyInA += fa.hands.count - pairs
+            result.handsOnlyInB += fb.hands.count - pairs
+        }
+        return result
+    }
+
+    static func meanDistance(_ a: KeypointFile.Hand, _ b: KeypointFile.Hand, width: Int, height: Int) -> Double {
+        let n = min(a.landmarks.count, b.landmarks.count)
+        guard n > 0 else { return .infinity }
+        return (0..<n).map { simdLength(a.pixel($0, width: width, height: height) - b.pixel($0, width: width, height: height)) }
+            .reduce(0, +) / Double(n)
+    }
+
+    /// Pairs hands so the summed mean landmark distance is smallest (exhaustive: a frame holds few hands).
+    static func match(_ a: [KeypointFile.Hand], _ b: [KeypointFile.Hand], width: Int, height: Int) -> [(KeypointFile.Hand, KeypointFile.Hand)] {
+        guard !a.isEmpty, !b.isEmpty else { return [] }
+        let cost = a.map { ha in b.map { hb in meanDistance(ha, hb, width: width, height: height) } }
+        var best: [(Int, Int)] = [], bestCost = Double.infinity
+        func search(_ i: Int, _ used: Set<Int>, _ pairs: [(Int, Int)], _ total: Double) {
+            if i == a.count || used.count == b.count {
+                if pairs.count == min(a.count, b.count) && total < bestCost { best = pairs; bestCost = total }
+                return
+            }
+            for j in b.indices where !used.contains(j) {
+                search(i + 1, used.union([j]), pairs + [(i, j)], total + cost[i][j])
+            }
+            if a.count - i > b.count - used.count { search(i + 1, used, pairs, total) }
+        }
+        search(0, [], [], 0)
+        return best.map { (a[$0.0], b[$0.1]) }
+    }
+}
+
+func simdLength(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }

@@ -1,0 +1,74 @@
+import Foundation
+import HandLandmarks
+import VideoIO
+
+/// Runs the hand tracker over every frame of a clip or image, decoding on a second thread a few
+/// frames ahead of inference so decode and inference overlap.
+public enum KeypointExtraction {
+    /// `progress` is called after each frame with the number of frames done.
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+                               progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
+        let reader = try VideoReader(url: url)
+        tracker.reset()
+        let queue = FrameQueue(capacity: 8)
+        let decoder = Thread {
+            do {
+                while let f = try reader.nextFrame() { queue.push(.frame(f)) }
+                queue.push(.end)
+            } catch {
+                queue.push(.failed(error))
+            }
+        }
+        decoder.stackSize = 1 << 20
+        decoder.start()
+        var frames: [KeypointFile.Frame] = []
+        var failure: Error?
+        loop: while true {
+            switch queue.pop() {
+            case .frame(let f):
+                if failure != nil { continue }
+                do {
+                    let hands = try tracker.process(f, time: f.time)
+                    frames.append(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: hands.map(KeypointFile.Hand.init)))
+                    progress(frames.count)
+                } catch {
+                    failure = error
+                }
+            case .end: break loop
+            case .failed(let e): failure = failure ?? e; break loop
+            }
+        }
+        if let failure { throw failure }
+        let info = reader.info
+        return KeypointFile(source: sourcePath, width: info.width, height: info.height,
+                            fps: info.isStillImage ? nil : info.averageFrameRate, frames: frames, tool: tool,
+                            settings: tracker.options, models: tracker.models.hashes)
+    }
+}
+
+/// A bounded hand-over of decoded frames between the decoding thread and inference.
+final class FrameQueue: @unchecked Sendable {
+    enum Item { case frame(VideoFrame), end, failed(Error) }
+    private var items: [Item] = []
+    private let capacity: Int
+    private let condition = NSCondition()
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func push(_ item: Item) {
+        condition.lock()
+        while items.count >= capacity { condition.wait() }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func pop() -> Item {
+        condition.lock()
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        return item
+    }
+}

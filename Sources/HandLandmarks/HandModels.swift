@@ -1,0 +1,28 @@
+import Crypto
+import Foundation
+import Inference
+
+/// The palm and landmark models of one complexity, loaded from a folder, with their SHA-256.
+public final class HandModels {
+    public let palm: TFLiteModel
+    public let landmark: TFLiteModel
+    /// File name to SHA-256 (hex) of the files loaded.
+    public let hashes: [String: String]
+
+    public init(directory: URL, complexity: HandTrackerOptions.Complexity) throws {
+        let palmName = "palm_detection_\(complexity.rawValue).tflite"
+        let landmarkName = "hand_landmark_\(complexity.rawValue).tflite"
+        let palmURL = directory.appendingPathComponent(palmName), landmarkURL = directory.appendingPathComponent(landmarkName)
+        for url in [palmURL, landmarkURL] where !FileManager.default.fileExists(atPath: url.path) {
+            throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
+        }
+        palm = try TFLiteModel(path: palmURL.path)
+        landmark = try TFLiteModel(path: landmarkURL.path)
+        var hashes: [String: String] = [:]
+        for url in [palmURL, landmarkURL] {
+            let data = try Data(contentsOf: url, options: .alwaysMapped)
+            hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        }
+        self.hashes = hashes
+    }
+}

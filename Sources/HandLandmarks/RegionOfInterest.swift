@@ -1,0 +1,121 @@
+import Foundation
+
+/// A rotated rectangle in normalised image coordinates (MediaPipe's `NormalizedRect`):
+/// centre, width and height as fractions of the image, rotation in radians (clockwise on screen).
+public struct RegionOfInterest: Equatable, Sendable, Codable {
+    public var xCenter: Float
+    public var yCenter: Float
+    public var width: Float
+    public var height: Float
+    public var rotation: Float
+
+    public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float) {
+        self.xCenter = xCenter
+        self.yCenter = yCenter
+        self.width = width
+        self.height = height
+        self.rotation = rotation
+    }
+
+    /// Angle wrapped into [-pi, pi).
+    static func normalizeRadians(_ a: Float) -> Float {
+        a - 2 * .pi * ((a + .pi) / (2 * .pi)).rounded(.down)
+    }
+
+    /// Rotation that turns the vector from `from` to `to` (pixels) upright, as MediaPipe's
+    /// `DetectionsToRectsCalculator::ComputeRotation` with a target angle of 90 degrees.
+    static func rotation(from p0: SIMD2<Float>, to p1: SIMD2<Float>) -> Float {
+        normalizeRadians(.pi / 2 - atan2(-(p1.y - p0.y), p1.x - p0.x))
+    }
+
+    /// MediaPipe's `RectTransformationCalculator`: shift along the rotated axes (in units of the
+    /// rectangle's size), make square on the long side, scale.
+    public func transformed(imageWidth: Int, imageHeight: Int, scale: Float, shiftX: Float = 0, shiftY: Float,
+                            squareLong: Bool = true) -> RegionOfInterest {
+        let W = Float(imageWidth), H = Float(imageHeight)
+        var r = self
+        if rotation == 0 {
+            r.xCenter += width * shiftX
+            r.yCenter += height * shiftY
+        } else {
+            let xShift = (W * width * shiftX * cos(rotation) - H * height * shiftY * sin(rotation)) / W
+            let yShift = (W * width * shiftX * sin(rotation) + H * height * shiftY * cos(rotation)) / H
+            r.xCenter += xShift
+            r.yCenter += yShift
+        }
+        if squareLong {
+            let long = max(width * W, height * H)
+            r.width = long / W
+            r.height = long / H
+        }
+        r.width *= scale
+        r.height *= scale
+        return r
+    }
+
+    /// The hand region for a palm detection: rotation from the wrist (keypoint 0) to the middle
+    /// finger's MCP (keypoint 2), then MediaPipe: rect_transformation_calculator, scale 2.6, shift_y -0.5, square_long.
+    public static func fromPalm(_ palm: PalmDetection, imageWidth: Int, imageHeight: Int) -> RegionOfInterest {
+        let W = Float(imageWidth), H = Float(imageHeight)
+        let k0 = palm.keypoints[0] * SIMD2(W, H), k2 = palm.keypoints[2] * SIMD2(W, H)
+        let box = RegionOfInterest(xCenter: (palm.box.xMin + palm.box.xMax) / 2, yCenter: (palm.box.yMin + palm.box.yMax) / 2,
+                                   width: palm.box.xMax - palm.box.xMin, height: palm.box.yMax - palm.box.yMin,
+                                   rotation: rotation(from: k0, to: k2))
+        return box.transformed(imageWidth: imageWidth, imageHeight: imageHeight, scale: 2.6, shiftY: -0.5)
+    }
+
+    /// Landmark subset MediaPipe uses to place the next frame's region: wrist, thumb CMC/MCP/IP,
+    /// and each finger's MCP and PIP.
+    static let trackingSubset = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
+
+    /// The next frame's region from this frame's landmarks (MediaPipe's `HandLandmarksToRectCalculator`
+    /// then rect_transformation_calculator, scale 2.0, shift_y -0.1, square_long).
+    public static func fromLandmarks(_ landmarks: [Point3], imageWidth: Int, imageHeight: Int) -> RegionOfInterest {
+        let W = Float(imageWidth), H = Float(imageHeight)
+        let pts = trackingSubset.map { SIMD2(landmarks[$0].x * W, landmarks[$0].y * H) }
+        // Rotation: wrist towards the mean of the middle MCP and the midpoint of the index and ring MCPs.
+        let p1 = ((pts[4] + pts[8]) / 2 + pts[6]) / 2
+        let rot = rotation(from: pts[0], to: p1)
+        let reverse = normalizeRadians(-rot)
+        var lo = pts[0], hi = pts[0]
+        for p in pts { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
+        let axisCenter = (lo + hi) / 2
+        var plo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), phi = -plo
+        for p in pts {
+            let o = p - axisCenter
+            let q = SIMD2(o.x * cos(reverse) - o.y * sin(reverse), o.x * sin(reverse) + o.y * cos(reverse))
+            plo = pointwiseMin(plo, q); phi = pointwiseMax(phi, q)
+        }
+        let pc = (plo + phi) / 2
+        let cx = pc.x * cos(rot) - pc.y * sin(rot) + axisCenter.x
+        let cy = pc.x * sin(rot) + pc.y * cos(rot) + axisCenter.y
+        let r = RegionOfInterest(xCenter: cx / W, yCenter: cy / H, width: (phi.x - plo.x) / W, height: (phi.y - plo.y) / H, rotation: rot)
+        return r.transformed(imageWidth: imageWidth, imageHeight: imageHeight, scale: 2.0, shiftY: -0.1)
+    }
+
+    /// Maps a point given in the region's own unit square (0...1 across, y down) to the image's normalised
+    /// coordinates (MediaPipe's `LandmarkProjectionCalculator`); z scales with the region's width.
+    public func project(_ p: Point3) -> Point3 {
+        let x = p.x - 0.5, y = p.y - 0.5
+        let c = cos(rotation), s = sin(rotation)
+        return Point3((c * x - s * y) * width + xCenter, (s * x + c * y) * height + yCenter, p.z * width)
+    }
+
+    /// Axis-aligned bounds (ignoring rotation), normalised.
+    var bounds: Box { Box(xMin: xCenter - width / 2, yMin: yCenter - height / 2, xMax: xCenter + width / 2, yMax: yCenter + height / 2) }
+}
+
+/// An axis-aligned box in normalised coordinates.
+public struct Box: Equatable, Sendable {
+    public var xMin: Float, yMin: Float, xMax: Float, yMax: Float
+
+    public var area: Float { max(0, xMax - xMin) * max(0, yMax - yMin) }
+
+    public func iou(_ o: Box) -> Float {
+        let ix = max(0, min(xMax, o.xMax) - max(xMin, o.xMin))
+        let iy = max(0, min(yMax, o.yMax) - max(yMin, o.yMin))
+        let inter = ix * iy
+        let union = area + o.area - inter
+        return union > 0 ? inter / union : 0
+    }
+}

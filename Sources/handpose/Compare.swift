@@ -1,0 +1,76 @@
+import ArgumentParser
+import Datasets
+import Foundation
+
+/// `handpose compare`: agreement between two keypoint files or folders of them.
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare keypoint files: hand count and chirality agreement, landmark deviation in palm sizes.",
+        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands."
+    )
+
+    @Argument(help: "Keypoint file or folder (ours).") var a: String
+    @Argument(help: "Keypoint file or folder (the reference).") var b: String
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let pairs = try pairFiles()
+        var total = KeypointComparison()
+        var rows: [(String, KeypointComparison)] = []
+        var errors: [String] = []
+        for (name, fa, fb) in pairs {
+            do {
+                let c = try KeypointComparison.compare(try KeypointFile.load(fa), try KeypointFile.load(fb), path: fa.path)
+                rows.append((name, c))
+                total.merge(c)
+            } catch {
+                errors.append("\(error)")
+            }
+        }
+        if json {
+            func obj(_ c: KeypointComparison) -> [String: Any] {
+                ["frames": c.frames, "count_agreement": c.countAgreement, "matched_hands": c.matchedHands,
+                 "chirality_agreement": c.chiralityAgreement, "mean_deviation_palms": c.meanDeviation,
+                 "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB]
+            }
+            var files: [String: Any] = [:]
+            for (n, c) in rows { files[n] = obj(c) }
+            let out: [String: Any] = ["files": files, "overall": obj(total), "errors": errors]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+        } else {
+            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "only A", "only B"]]
+            func line(_ n: String, _ c: KeypointComparison) -> [String] {
+                [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
+                 String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
+                 String(format: "%.4f", c.p95Deviation), "\(c.handsOnlyInA)", "\(c.handsOnlyInB)"]
+            }
+            for (n, c) in rows { table.append(line(n, c)) }
+            table.append(line("overall", total))
+            print(Table.render(table))
+            for e in errors { print("error: \(e)") }
+        }
+        if !errors.isEmpty { throw ExitCode(1) }
+    }
+
+    func pairFiles() throws -> [(String, URL, URL)] {
+        let fm = FileManager.default
+        var isDirA: ObjCBool = false, isDirB: ObjCBool = false
+        guard fm.fileExists(atPath: a, isDirectory: &isDirA) else { throw ValidationError("\(a): no such file or folder") }
+        guard fm.fileExists(atPath: b, isDirectory: &isDirB) else { throw ValidationError("\(b): no such file or folder") }
+        if !isDirA.boolValue && !isDirB.boolValue {
+            return [((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))]
+        }
+        guard isDirA.boolValue && isDirB.boolValue else { throw ValidationError("compare two files or two folders") }
+        let names = (fm.enumerator(atPath: a)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }.sorted()
+        var pairs: [(String, URL, URL)] = []
+        for n in names {
+            let stem = String(n.dropLast(".hands.json".count))
+            let candidates = [n, stem + ".truth.hands.json"].map { URL(fileURLWithPath: b).appendingPathComponent($0) }
+            if let match = candidates.first(where: { fm.fileExists(atPath: $0.path) }) {
+                pairs.append((stem, URL(fileURLWithPath: a).appendingPathComponent(n), match))
+            }
+        }
+        guard !pairs.isEmpty else { throw ValidationError("no keypoint files of \(a) have a counterpart in \(b)") }
+        return pairs
+    }
+}

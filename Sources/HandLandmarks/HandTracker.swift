@@ -16,6 +16,9 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public var mirrored = false
     /// One-Euro smoothing of landmarks over time (video mode).
     public var smoothing = false
+    /// Keep hands found twice (a palm detection beside the tracked region of the same hand), as
+    /// MediaPipe's legacy `mp.solutions.hands` does; by default they are merged as MediaPipe Tasks does.
+    public var keepDuplicates = false
 
     public init() {}
 }
@@ -47,16 +50,13 @@ public final class HandTracker {
     /// Hands in `frame`; `time` (seconds) drives smoothing.
     public func process(_ frame: VideoFrame, time: Double) throws -> [HandObservation] {
         let W = frame.width, H = frame.height
-        var regions = options.mode == .video ? tracked : []
-        if regions.count < options.maxHands {
-            let detected = try palms.detect(frame).prefix(options.maxHands)
+        let previous = options.mode == .video ? tracked : []
+        var palmRegions: [RegionOfInterest] = []
+        if previous.count < options.maxHands {
+            palmRegions = try palms.detect(frame).prefix(options.maxHands)
                 .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H) }
-            // A new palm joins only where it does not overlap a tracked hand (MediaPipe:
-            // AssociationNormRectCalculator, min_similarity_threshold 0.5, tracked regions win).
-            for r in detected where regions.allSatisfy({ $0.bounds.iou(r.bounds) <= 0.5 }) {
-                regions.append(r)
-            }
         }
+        let regions = Self.associate(palmRegions + previous)
         var hands: [HandObservation] = []
         for region in regions {
             let r = try landmarker.estimate(frame, region: region)
@@ -68,10 +68,22 @@ public final class HandTracker {
             hands.append(HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
                                          landmarks: r.landmarks, world: r.world, region: region))
         }
-        hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H)
+        if !options.keepDuplicates { hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H) }
         if options.smoothing && options.mode == .video { smooth(&hands, time: time) }
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
         return hands
+    }
+
+    /// MediaPipe's AssociationNormRectCalculator (min_similarity_threshold 0.5): regions are added in
+    /// order (palm regions, then tracked ones) and each removes any earlier region whose axis-aligned IoU
+    /// with it exceeds 0.5, so tracked hands win over new palms and two tracked regions of one hand merge.
+    static func associate(_ candidates: [RegionOfInterest]) -> [RegionOfInterest] {
+        var kept: [RegionOfInterest] = []
+        for r in candidates {
+            kept.removeAll { $0.bounds.iou(r.bounds) > 0.5 }
+            kept.append(r)
+        }
+        return kept
     }
 
     /// MediaPipe Tasks' duplicate rule: two hands are one when at least 10 of 21 landmarks lie within

@@ -46,6 +46,9 @@ struct Extract: ParsableCommand {
     @Flag(help: "Smooth landmarks over time (One-Euro filter, video mode).")
     var smooth = false
 
+    @Flag(help: "Keep a hand found twice in one frame, as MediaPipe's legacy Python solution does (for parity runs).")
+    var keepDuplicates = false
+
     @Option(help: "Files processed at once (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -77,6 +80,7 @@ struct Extract: ParsableCommand {
         o.mode = mode.map { $0 == "image" ? .image : .video } ?? (still ? .image : .video)
         o.mirrored = mirrored
         o.smoothing = smooth
+        o.keepDuplicates = keepDuplicates
         return o
     }
 

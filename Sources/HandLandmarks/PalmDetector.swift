@@ -8,6 +8,10 @@ public struct PalmDetection: Sendable {
     public var score: Float
     public var box: Box
     public var keypoints: [SIMD2<Float>]
+
+    public init(score: Float, box: Box, keypoints: [SIMD2<Float>]) {
+        self.score = score; self.box = box; self.keypoints = keypoints
+    }
 }
 
 /// MediaPipe's palm detection: letterbox to 192x192, run the model, decode 2016 SSD anchors,

@@ -109,6 +109,10 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
 public struct Box: Equatable, Sendable {
     public var xMin: Float, yMin: Float, xMax: Float, yMax: Float
 
+    public init(xMin: Float, yMin: Float, xMax: Float, yMax: Float) {
+        self.xMin = xMin; self.yMin = yMin; self.xMax = xMax; self.yMax = yMax
+    }
+
     public var area: Float { max(0, xMax - xMin) * max(0, yMax - yMin) }
 
     public func iou(_ o: Box) -> Float {

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+import Datasets
+import HandLandmarks
+import VideoIO
+
+/// Our pipeline against MediaPipe's own outputs on a few real corpus files (from ../shared/corpus).
+final class ExtractionParityTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let corpus = root.appendingPathComponent("../shared/corpus").standardizedFileURL
+
+    func models(_ c: HandTrackerOptions.Complexity) throws -> HandModels {
+        let dir = Self.root.appendingPathComponent("Models")
+        guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("hand_landmark_full.tflite").path) else {
+            print("SKIP: models absent in \(dir.path); run `make setup`")
+            throw XCTSkip("models absent")
+        }
+        return try HandModels(directory: dir, complexity: c)
+    }
+
+    func compare(_ relative: String, mode: HandTrackerOptions.Mode) throws -> KeypointComparison {
+        let url = Self.corpus.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            print("SKIP: \(url.path) is absent (the shared corpus is not beside this clone)")
+            throw XCTSkip("shared corpus absent")
+        }
+        var options = HandTrackerOptions()
+        options.mode = mode
+        options.keepDuplicates = true  // the reference is MediaPipe's legacy solution
+        let tracker = try HandTracker(models: try models(.full), options: options, threads: 2)
+        let ours = try KeypointExtraction.extract(url, sourcePath: relative, tracker: tracker, tool: .init(name: "handpose", version: "test"))
+        let reference = try KeypointFile.load(Self.corpus.appendingPathComponent("reference/\(url.lastPathComponent).hands.json"))
+        return try KeypointComparison.compare(ours, reference, path: relative)
+    }
+
+    func testClipsMatchMediaPipe() throws {
+        var total = KeypointComparison()
+        for clip in ["clips/mps_open_palm.mp4", "clips/slp_sign_short.mp4", "clips/dg_drag_drop_1.gif"] {
+            let c = try compare(clip, mode: .video)
+            print(String(format: "parity %@: count %.3f chirality %.3f mean %.4f palms", clip, c.countAgreement, c.chiralityAgreement, c.meanDeviation))
+            total.merge(c)
+        }
+        XCTAssertGreaterThanOrEqual(total.countAgreement, 0.97)
+        XCTAssertGreaterThanOrEqual(total.chiralityAgreement, 0.97)
+        XCTAssertLessThanOrEqual(total.meanDeviation, 0.03)
+    }
+
+    func testImagesMatchMediaPipe() throws {
+        var total = KeypointComparison()
+        for image in ["images/mps_thumb_up.jpg", "images/vd_pointing_two_hands.jpg", "images/mp_gesture_call_2.jpg"] {
+            total.merge(try compare(image, mode: .image))
+        }
+        XCTAssertEqual(total.countAgreement, 1)
+        XCTAssertEqual(total.chiralityAgreement, 1)
+        XCTAssertLessThanOrEqual(total.meanDeviation, 0.03)
+    }
+}

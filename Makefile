@@ -3,17 +3,20 @@ SWIFT ?= swift
 VENV  ?= .venv
 PY    := $(VENV)/bin/python
 
-# Release builds use AVX2/FMA when this CPU has both; otherwise the portable x86-64/arm64 baseline.
-# HANDPOSE_FMA switches the kernels from `a + b * c` to fused multiply-add, which is a library
-# call per lane on targets without FMA.
-HAS_FMA := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null && echo yes)
-ifeq ($(HAS_FMA),yes)
-  CPU_FLAGS := -Xswiftc -target-cpu -Xswiftc haswell -Xswiftc -DHANDPOSE_FMA -Xcc -mavx2 -Xcc -mfma
+# Release builds use the CPU's vector units: AVX-512 (16-wide kernels) where the CPU has
+# F/BW/DQ/VL, else AVX2/FMA, else the portable baseline. HANDPOSE_FMA switches the kernels from
+# `a + b * c` to fused multiply-add, which is a library call per lane on targets without FMA.
+CPUFLAGS_LINE := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+has = $(findstring $(1),$(CPUFLAGS_LINE))
+ifneq ($(and $(call has, avx512f ),$(call has, avx512bw ),$(call has, avx512dq ),$(call has, avx512vl )),)
+  CPU_FLAGS := -Xswiftc -target-cpu -Xswiftc skylake-avx512 -Xswiftc -DHANDPOSE_FMA -Xswiftc -DHANDPOSE_AVX512
+else ifneq ($(and $(call has, avx2 ),$(call has, fma )),)
+  CPU_FLAGS := -Xswiftc -target-cpu -Xswiftc haswell -Xswiftc -DHANDPOSE_FMA
 endif
 RELEASE := -c release $(CPU_FLAGS)
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench clean
+.PHONY: setup packages models venv build test run bench bench-setup clean
 
 setup: packages models venv
 
@@ -37,8 +40,15 @@ test:
 run: build
 	$(BIN) probe Samples/*
 
-bench: build
+# Benchmarks, not tests: our engine and extraction beside TFLite's XNNPACK and MediaPipe's Python
+# package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.
+bench: build bench-setup
 	$(BIN) bench models --runs 30 --reference $(PY)
+	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(PY); \
+	else echo "bench extract skipped: ../shared/corpus/clips is absent"; fi
+
+bench-setup: venv
+	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless
 
 clean:
 	rm -rf .build out

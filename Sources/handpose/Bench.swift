@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Inference
+import VideoIO
 
 /// `handpose bench`: speed measurements (never tests: no limits, just figures and ratios).
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure handpose's speed, beside the reference implementations when available.",
-        subcommands: [BenchModels.self, BenchProfile.self]
+        subcommands: [BenchModels.self, BenchExtract.self, BenchProfile.self]
     )
 }
 
@@ -132,5 +133,65 @@ struct BenchProfile: ParsableCommand {
         for k in order.sorted(by: { totals[$0]! > totals[$1]! }).prefix(top) {
             print(String(format: "%7.3f ms  %@", totals[k]!, k))
         }
+    }
+}
+
+struct BenchExtract: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract",
+        abstract: "Time `handpose extract` over clips (full models, 2 hands, video mode) and, with --reference, MediaPipe's Python solution on the same clips.")
+
+    @Argument(help: "Clips or folders (default: ../shared/corpus/clips).")
+    var inputs: [String] = ["../shared/corpus/clips"]
+
+    @Option(help: "A Python with mediapipe==0.10.14 and OpenCV (make bench-setup puts one in .venv).")
+    var reference: String?
+
+    @Option(help: "Folder with the .tflite models.")
+    var models = "Models"
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        for input in inputs where !FileManager.default.fileExists(atPath: input) {
+            throw ValidationError("\(input) is absent; pass clips to time")
+        }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let files = try InputFiles.collect(inputs, recursive: false).filter { !InputFiles.isStillImage($0.url) }
+        let frames = try files.reduce(0) { $0 + (try VideoReader(url: $1.url).info.frameCount) }
+        let start = Date()
+        var command = try Extract.parse(files.map(\.url.path) + ["-o", out.path, "--overwrite", "--quiet", "--models", models])
+        try command.run()
+        let ours = Date().timeIntervalSince(start)
+        var row: [String: Any] = ["clips": files.count, "frames": frames, "handpose_seconds": ours, "handpose_fps": Double(frames) / ours]
+        if let reference {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: reference)
+            p.arguments = ["scripts/mediapipe_reference.py"] + files.map(\.url.path)
+            let pipe = Pipe()
+            p.standardOutput = pipe
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            if p.terminationStatus == 0, let r = try JSONSerialization.jsonObject(with: data) as? [String: Double], let fps = r["fps"] {
+                row["mediapipe_fps"] = fps
+                row["mediapipe_frames"] = r["frames"]
+                row["speedup"] = (Double(frames) / ours) / fps
+            } else {
+                FileHandle.standardError.write(Data("MediaPipe reference did not run (status \(p.terminationStatus)); `make bench-setup` installs it.\n".utf8))
+            }
+        }
+        if json {
+            print(String(decoding: try JSONSerialization.data(withJSONObject: row, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            return
+        }
+        var table = [["clips", "frames", "handpose frames/s", "MediaPipe frames/s", "speed-up"]]
+        table.append(["\(files.count)", "\(frames)", String(format: "%.1f", row["handpose_fps"] as! Double),
+                      (row["mediapipe_fps"] as? Double).map { String(format: "%.1f", $0) } ?? "-",
+                      (row["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? "-"])
+        print(Table.render(table))
     }
 }

@@ -43,24 +43,35 @@ public final class Conv2D {
     }
 
     /// Copies the receptive field of output pixel `p` into `row` (zeros where it falls outside the input).
+    /// Inside the input, one kernel row is a contiguous run of `kw * cin` floats.
     @inline(__always)
     func gather(pixel p: Int, x: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
         let oy = p / output.w, ox = p % output.w
-        let cin = input.c
+        let cin = input.c, kw = window.kw, dw = window.dw
+        let ix0 = ox * window.sw - window.padLeft
+        let rowInside = dw == 1 && ix0 >= 0 && ix0 + kw <= input.w
+        let run = kw * cin
         var o = row
         for ky in 0..<window.kh {
             let iy = oy * window.sh - window.padTop + ky * window.dh
-            for kx in 0..<window.kw {
-                let ix = ox * window.sw - window.padLeft + kx * window.dw
-                if iy >= 0 && iy < input.h && ix >= 0 && ix < input.w {
-                    let src = x + (iy * input.w + ix) * cin
-                    // A plain loop: for the few channels of a first layer, a memcpy call costs more than the copy.
-                    for i in 0..<cin { o[i] = src[i] }
-                } else {
-                    for i in 0..<cin { o[i] = 0 }
+            if iy < 0 || iy >= input.h {
+                for i in 0..<run { o[i] = 0 }
+            } else if rowInside {
+                let src = x + (iy * input.w + ix0) * cin
+                for i in 0..<run { o[i] = src[i] }
+            } else {
+                for kx in 0..<kw {
+                    let ix = ix0 + kx * dw
+                    let dst = o + kx * cin
+                    if ix >= 0 && ix < input.w {
+                        let src = x + (iy * input.w + ix) * cin
+                        for i in 0..<cin { dst[i] = src[i] }
+                    } else {
+                        for i in 0..<cin { dst[i] = 0 }
+                    }
                 }
-                o += cin
             }
+            o += run
         }
     }
 }

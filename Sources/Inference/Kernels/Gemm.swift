@@ -84,6 +84,12 @@ public enum Gemm {
             let r1 = min(r0 + chunk, rows.upperBound)
             for p in 0..<w.panels {
                 var r = r0
+                #if HANDPOSE_AVX512
+                while r + 12 <= r1 {
+                    microKernel12x16(a: a, lda: lda, row: r, w: w, panel: p, c: c, ldc: ldc, epilogue: epilogue)
+                    r += 12
+                }
+                #endif
                 while r < r1 {
                     microKernel6x16(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
                                     c: c, ldc: ldc, epilogue: epilogue)
@@ -130,6 +136,55 @@ public enum Gemm {
         if rowCount > 4 { store(c40, c41, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 5 { store(c50, c51, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
     }
+
+    #if HANDPOSE_AVX512
+    /// Twelve rows by sixteen columns in one 16-wide register each (AVX-512): 12 accumulators,
+    /// one weight load and twelve broadcasts a step.
+    @inline(__always)
+    static func microKernel12x16(a: UnsafePointer<Float>, lda: Int, row: Int, w: PackedWeights,
+                                 panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        let k = w.k
+        let a0 = a + row * lda
+        let col = panel * 16
+        let bias = SIMD16(lowHalf: load8(w.bias.pointer + col), highHalf: load8(w.bias.pointer + col + 8))
+        var c0 = bias, c1 = bias, c2 = bias, c3 = bias, c4 = bias, c5 = bias
+        var c6 = bias, c7 = bias, c8 = bias, c9 = bias, c10 = bias, c11 = bias
+        var wp = UnsafePointer(w.data.pointer + panel * k * 16)
+        let l2 = 2 * lda, l3 = 3 * lda, l4 = 4 * lda, l5 = 5 * lda, l6 = 6 * lda
+        let l7 = 7 * lda, l8 = 8 * lda, l9 = 9 * lda, l10 = 10 * lda, l11 = 11 * lda
+        for kk in 0..<k {
+            let wv = UnsafeRawPointer(wp).loadUnaligned(as: SIMD16<Float>.self)
+            let p = a0 + kk
+            c0 = fma16(c0, SIMD16(repeating: p[0]), wv)
+            c1 = fma16(c1, SIMD16(repeating: p[lda]), wv)
+            c2 = fma16(c2, SIMD16(repeating: p[l2]), wv)
+            c3 = fma16(c3, SIMD16(repeating: p[l3]), wv)
+            c4 = fma16(c4, SIMD16(repeating: p[l4]), wv)
+            c5 = fma16(c5, SIMD16(repeating: p[l5]), wv)
+            c6 = fma16(c6, SIMD16(repeating: p[l6]), wv)
+            c7 = fma16(c7, SIMD16(repeating: p[l7]), wv)
+            c8 = fma16(c8, SIMD16(repeating: p[l8]), wv)
+            c9 = fma16(c9, SIMD16(repeating: p[l9]), wv)
+            c10 = fma16(c10, SIMD16(repeating: p[l10]), wv)
+            c11 = fma16(c11, SIMD16(repeating: p[l11]), wv)
+            wp += 16
+        }
+        let width = min(16, w.n - col)
+        // Unrolled: an array of the accumulators would be a heap allocation per tile.
+        store(c0.lowHalf, c0.highHalf, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c1.lowHalf, c1.highHalf, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c2.lowHalf, c2.highHalf, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c3.lowHalf, c3.highHalf, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c4.lowHalf, c4.highHalf, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c5.lowHalf, c5.highHalf, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c6.lowHalf, c6.highHalf, row: row + 6, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c7.lowHalf, c7.highHalf, row: row + 7, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c8.lowHalf, c8.highHalf, row: row + 8, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c9.lowHalf, c9.highHalf, row: row + 9, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c10.lowHalf, c10.highHalf, row: row + 10, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(c11.lowHalf, c11.highHalf, row: row + 11, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+    }
+    #endif
 
     @inline(__always)
     static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,

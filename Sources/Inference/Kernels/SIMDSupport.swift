@@ -13,6 +13,13 @@ func fma8(_ acc: Float8, _ a: Float8, _ b: Float8) -> Float8 {
     #endif
 }
 
+#if HANDPOSE_AVX512
+@inline(__always)
+func fma16(_ acc: SIMD16<Float>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+    acc.addingProduct(a, b)
+}
+#endif
+
 @inline(__always)
 func load8(_ p: UnsafePointer<Float>) -> Float8 {
     UnsafeRawPointer(p).loadUnaligned(as: Float8.self)
@@ -37,23 +44,20 @@ func max8(_ a: Float8, _ b: Float8) -> Float8 { a.replacing(with: b, where: b .>
 extension Activation {
     @inline(__always)
     func apply(_ v: Float8) -> Float8 {
-        switch self {
-        case .none: return v
-        case .relu: return v.replacing(with: 0, where: v .< 0)
-        case .relu6: return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6)
-        case .reluN1To1: return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1)
-        case .tanh: return v  // refused when the plan is built
-        }
+        if self == .none { return v }
+        if self == .relu { return v.replacing(with: 0, where: v .< 0) }
+        if self == .relu6 { return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6) }
+        if self == .reluN1To1 { return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1) }
+        return v  // tanh is refused when the plan is built
     }
 
     @inline(__always)
     func apply(_ v: Float) -> Float {
         switch self {
-        case .none: return v
+        case .none, .tanh: return v
         case .relu: return max(v, 0)
         case .relu6: return min(max(v, 0), 6)
         case .reluN1To1: return min(max(v, -1), 1)
-        case .tanh: return v  // refused when the plan is built
         }
     }
 }

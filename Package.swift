@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,17 +25,19 @@ let package = Package(
         .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
         .target(name: "Inference"),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks"]),
+        .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"]),
+        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Datasets",
+                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
+        .testTarget(name: "AnnotationsTests", dependencies: ["Annotations", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,0 +1,100 @@
+import Annotations
+import ArgumentParser
+import Foundation
+
+/// `handpose validate`: check annotations against the clips on disk before a long run.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check Create ML annotations (CSV/JSON file, or labelled folders) against the clips and images on disk.",
+        discussion: """
+        Reports every problem in one run as FILE:LINE[:FIELD]: error|warning: message, with a hint, then a summary. \
+        Exit code 0 when clean, 2 with errors, 1 with warnings only when --strict.
+        """
+    )
+
+    @Argument(help: "An annotation file (.csv, .txt, .json) or a folder of labelled folders / labelled files.")
+    var annotations: String
+
+    @Option(help: "Folder the video paths are relative to (Create ML's directoryWithVideosAndAnnotation). Default: the annotation file's folder.")
+    var root: String?
+
+    @Flag(help: "Labelled folders hold images (hand poses), not clips.")
+    var poses = false
+
+    @Option(help: "Warn about segments shorter than this many frames (with --fps).")
+    var window: Int?
+
+    @Option(help: "Frame rate the window is counted at.")
+    var fps: Double = 30
+
+    @Option(help: "Name of the video column.") var videoColumn = "video"
+    @Option(help: "Name of the label column.") var labelColumn = "label"
+    @Option(help: "Name of the start column.") var startColumn = "start"
+    @Option(help: "Name of the end column.") var endColumn = "end"
+
+    @Flag(help: "Exit 1 when there are warnings.")
+    var strict = false
+
+    @Flag(help: "Print JSON: diagnostics and summary.")
+    var json = false
+
+    func validate() throws {
+        if let window, window < 1 { throw ValidationError("--window must be at least 1") }
+        guard fps > 0 else { throw ValidationError("--fps must be positive") }
+    }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: annotations)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else {
+            throw ValidationError("\(annotations): no such file or folder")
+        }
+        var set: AnnotationSet
+        if isDir.boolValue {
+            set = AnnotationSource.load(labelledFolder: url, poses: poses)
+        } else {
+            var columns = AnnotationColumns()
+            columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn
+            set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns)
+        }
+        let facts = Validator(window: window, fps: fps).check(&set)
+        let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
+
+        // Per-class counts and seconds.
+        var counts: [String: Int] = [:], seconds: [String: Double] = [:]
+        for s in set.segments {
+            counts[s.label, default: 0] += 1
+            let duration = facts[s.video]?.duration ?? 0
+            seconds[s.label, default: 0] += max(0, (s.end ?? duration) - (s.start ?? 0))
+        }
+        for p in set.poses { counts[p.label, default: 0] += 1 }
+        let clips = Set(set.segments.map(\.video)).count
+
+        if json {
+            let out: [String: Any] = [
+                "diagnostics": diagnostics.map { d -> [String: Any] in
+                    var o: [String: Any] = ["severity": d.severity.rawValue, "file": d.file, "message": d.message]
+                    if let l = d.line { o["line"] = l }
+                    if let c = d.column { o["column"] = c }
+                    if let h = d.hint { o["hint"] = h }
+                    return o
+                },
+                "summary": ["clips": clips, "segments": set.segments.count, "images": set.poses.count,
+                            "classes": set.classes.map { ["label": $0, "count": counts[$0] ?? 0, "seconds": seconds[$0] ?? 0] },
+                            "errors": set.errors.count, "warnings": set.warnings.count],
+            ]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+        } else {
+            for d in diagnostics { print(d) }
+            if !diagnostics.isEmpty { print("") }
+            print(set.poses.isEmpty ? "\(clips) clips, \(set.segments.count) segments, \(set.classes.count) classes"
+                                    : "\(set.poses.count) images, \(set.classes.count) classes")
+            var table = [["class", "examples", set.poses.isEmpty ? "seconds" : ""]]
+            for c in set.classes { table.append([c, "\(counts[c] ?? 0)", set.poses.isEmpty ? String(format: "%.1f", seconds[c] ?? 0) : ""]) }
+            print(Table.render(table).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            print("\(set.errors.count) errors, \(set.warnings.count) warnings")
+        }
+        if !set.errors.isEmpty { throw ExitCode(2) }
+        if strict && !set.warnings.isEmpty { throw ExitCode(1) }
+    }
+}

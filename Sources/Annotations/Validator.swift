@@ -79,14 +79,16 @@ public struct Validator {
         // Overlapping segments of one video with different labels.
         let byVideo = Dictionary(grouping: set.segments.filter { $0.start != nil && $0.end != nil }, by: \.video)
         for (_, segments) in byVideo {
-            let sorted = segments.sorted { $0.start! < $1.start! }
-            for (i, a) in sorted.enumerated() {
-                for b in sorted[(i + 1)...] where b.start! < a.end! {
-                    guard a.label != b.label else { continue }
+            // Sweep by start time, keeping for each label the segment reaching furthest so far: one
+            // warning per segment and label it overlaps, in O(segments x labels).
+            var reach: [String: Segment] = [:]
+            for b in segments.sorted(by: { ($0.start!, $0.line ?? 0) < ($1.start!, $1.line ?? 0) }) {
+                for (label, a) in reach.sorted(by: { $0.key < $1.key }) where label != b.label && a.end! > b.start! {
                     set.diagnostics.append(Diagnostic(.warning, file: b.source, line: b.line,
                                                       "overlaps line \(a.line ?? 0) (\(format(b.start!))-\(format(min(a.end!, b.end!))) of '\(a.videoPath)') with a different label ('\(b.label)' vs '\(a.label)')",
                                                       hint: "frames in the overlap would train both classes"))
                 }
+                if (reach[b.label]?.end ?? -1) < b.end! { reach[b.label] = b }
             }
         }
         // Labels that differ only by case or spaces.

@@ -1,0 +1,188 @@
+import Foundation
+import XCTest
+import Annotations
+import VideoIO
+
+/// Every rule of the annotation checks, with its message and position.
+final class AnnotationTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("ann-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // A 3-second, 10 fps clip.
+        let w = try VideoWriter(url: dir.appendingPathComponent("clip.mp4"), width: 32, height: 32, frameRate: Rational(10, 1))
+        for _ in 0..<30 { try w.append(VideoFrame(width: 32, height: 32)) }
+        try w.finish()
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func run(_ name: String, _ text: String, window: Int? = nil) -> AnnotationSet {
+        let url = dir.appendingPathComponent(name)
+        try! Data(text.utf8).write(to: url)
+        var set = AnnotationSource.load(annotationFile: url)
+        Validator(window: window, fps: 10).check(&set)
+        return set
+    }
+
+    func find(_ set: AnnotationSet, _ fragment: String, file: StaticString = #filePath, line: UInt = #line) -> Diagnostic? {
+        let d = set.diagnostics.first { $0.message.contains(fragment) }
+        XCTAssertNotNil(d, "no diagnostic containing '\(fragment)' in \(set.diagnostics.map(\.description))", file: file, line: line)
+        return d
+    }
+
+    func testTimeFormats() {
+        XCTAssertEqual(TimeValue.parse("3"), 3)
+        XCTAssertEqual(TimeValue.parse("3.14"), 3.14)
+        XCTAssertEqual(TimeValue.parse("01:30"), 90)
+        XCTAssertEqual(TimeValue.parse("01:30.5"), 90.5)
+        XCTAssertEqual(TimeValue.parse("1:02:03"), 3723)
+        XCTAssertEqual(TimeValue.parse("1:59:5.8")!, 7145.8, accuracy: 1e-9)
+        XCTAssertEqual(TimeValue.parse("8:3.2")!, 483.2, accuracy: 1e-9)
+        XCTAssertEqual(TimeValue.parse(" 2 "), 2)
+        XCTAssertEqual(TimeValue.parse("-1"), -1)
+        for bad in ["", "abc", "1:2:3:4", "1.2:3", "1:", ":3", "1e3", "."] { XCTAssertNil(TimeValue.parse(bad), bad) }
+    }
+
+    func testCleanCSVWithSpacesBOMAndCRLF() {
+        let set = run("a.csv", "\u{FEFF}video, label, start, end\r\nclip.mp4, wave, 0, 1.5\r\n\"clip.mp4\",\"pinch, soft\",00:01.5,3\r\nclip.mp4,Background,0,3\r\n")
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(set.segments.count, 3)
+        XCTAssertEqual(set.segments[1].label, "pinch, soft")
+        XCTAssertEqual(set.segments[1].start, 1.5)
+        XCTAssertEqual(set.segments[1].line, 3)
+        XCTAssertEqual(set.classes, ["Background", "pinch, soft", "wave"])
+    }
+
+    func testMissingColumnAndUnknownColumn() {
+        let set = run("b.csv", "video,Label,start,end\nclip.mp4,wave,0,1\n")
+        let d = find(set, "missing required column 'label'")
+        XCTAssertEqual(d?.line, 1)
+        XCTAssertEqual(d?.severity, .error)
+        XCTAssertEqual(find(set, "unknown column 'Label'")?.hint, "column names are case-sensitive: did you mean 'label'?")
+    }
+
+    func testStartEndOnSomeRowsOnly() {
+        let set = run("c.csv", "video,label,start,end\nclip.mp4,wave,0,1\nclip.mp4,wave,,\n")
+        let d = find(set, "'start' is missing here but given on other rows")
+        XCTAssertEqual(d?.line, 3)
+        XCTAssertEqual(d?.column, 3)
+    }
+
+    func testValueErrors() {
+        let set = run("d.csv", """
+        video,label,start,end
+        ,wave,0,1
+        clip.mp4,,0,1
+        clip.mp4,wave,abc,1
+        clip.mp4,wave,-1,1
+        clip.mp4,wave,2,1
+        ../outside.mp4,wave,0,1
+        missing.mp4,wave,0,1
+        clip.mp4,wave,0,9
+        clip.mp4,"a,b",0,1,extra
+        """)
+        XCTAssertEqual(find(set, "empty video")?.line, 2)
+        XCTAssertEqual(find(set, "empty label")?.line, 3)
+        let t = find(set, "cannot read 'abc' as a time")
+        XCTAssertEqual(t?.line, 4); XCTAssertEqual(t?.column, 3)
+        XCTAssertEqual(find(set, "start is negative (-1)")?.line, 5)
+        XCTAssertEqual(find(set, "start 2.000s is not before end 1.000s")?.line, 6)
+        XCTAssertEqual(find(set, "'../outside.mp4' points outside the video folder")?.line, 7)
+        XCTAssertEqual(find(set, "video 'missing.mp4' does not exist")?.line, 8)
+        XCTAssertEqual(find(set, "end 9.000s is beyond the clip's duration 3.000s")?.line, 9)
+        XCTAssertEqual(find(set, "has 5 fields; the header has 4")?.line, 10)
+    }
+
+    func testEndWithinOneFrameIsAccepted() {
+        let set = run("e.csv", "video,label,start,end\nclip.mp4,wave,0,3.05\nclip.mp4,Background,0,3\n")
+        XCTAssertEqual(set.errors, [])
+    }
+
+    func testWarnings() {
+        let set = run("f.csv", """
+        video,label,start,end
+        clip.mp4,wave,0,2
+        clip.mp4,wave,0,2
+        clip.mp4,Wave ,1,3
+        clip.mp4,pinch,0,0.5
+        clip.mp4,wave,2,3
+        clip.mp4,wave,0,1
+        clip.mp4,wave,1,2
+        clip.mp4,wave,0.5,1
+        """, window: 10)
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(find(set, "duplicate of line 2")?.line, 3)
+        XCTAssertNotNil(find(set, "overlaps line"))
+        XCTAssertNotNil(find(set, "labels 'Wave', 'wave' differ only by case or spaces"))
+        XCTAssertEqual(find(set, "shorter than the 10-frame window")?.line, 5)
+        XCTAssertNotNil(find(set, "class 'pinch' has 1 examples"))
+        XCTAssertNotNil(find(set, "no 'Background' class"))
+    }
+
+    func testJSONWithNumbersStringsAndLines() {
+        let set = run("g.json", """
+        [
+          {"video": "clip.mp4", "label": " wave", "start": 0, "end": "00:01.5"},
+          {"video": "clip.mp4", "label": "Background",
+           "start": "1.5", "end": 3}
+        ]
+        """)
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(set.segments.map(\.label), ["wave", "Background"])
+        XCTAssertEqual(set.segments.map(\.line), [2, 3])
+        XCTAssertEqual(set.segments[0].end, 1.5)
+    }
+
+    func testBrokenJSONNamesThePosition() {
+        let set = run("h.json", "[\n  {\"video\": \"clip.mp4\" \"label\": \"x\"}\n]\n")
+        let d = find(set, "not valid JSON")
+        XCTAssertEqual(d?.line, 2)
+    }
+
+    func testBrokenCSVQuoteNamesTheLine() {
+        let set = run("i.csv", "video,label\nclip.mp4,wave\nclip.mp4,wa\"ve\"x\n")
+        XCTAssertEqual(find(set, "cannot parse this CSV line")?.line, 3)
+    }
+
+    func testUTF16IsRefused() throws {
+        let url = dir.appendingPathComponent("u.csv")
+        try "video,label\nclip.mp4,wave\n".data(using: .utf16)!.write(to: url)
+        let set = AnnotationSource.load(annotationFile: url)
+        XCTAssertEqual(set.errors.first?.message, "the file is UTF-16; annotation files must be UTF-8")
+    }
+
+    func testRootOption() throws {
+        let sub = dir.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        let url = sub.appendingPathComponent("a.csv")
+        try Data("video,label\nclip.mp4,Background\n".utf8).write(to: url)
+        var set = AnnotationSource.load(annotationFile: url, root: dir)
+        Validator().check(&set)
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(set.segments.first?.video.lastPathComponent, "clip.mp4")
+    }
+
+    func testLabelledFoldersAndFiles() throws {
+        let fm = FileManager.default
+        for label in ["wave", "Background"] {
+            try fm.createDirectory(at: dir.appendingPathComponent("data/\(label)"), withIntermediateDirectories: true)
+            try fm.copyItem(at: dir.appendingPathComponent("clip.mp4"), to: dir.appendingPathComponent("data/\(label)/one.mp4"))
+        }
+        try fm.copyItem(at: dir.appendingPathComponent("clip.mp4"), to: dir.appendingPathComponent("data/Pinch.3.mp4"))
+        let set = AnnotationSource.load(labelledFolder: dir.appendingPathComponent("data"), poses: false)
+        XCTAssertEqual(set.classes, ["Background", "Pinch", "wave"])
+        XCTAssertEqual(set.segments.count, 3)
+    }
+
+    func testLargeFile() {
+        var text = "video,label,start,end\n"
+        for i in 0..<100_000 { text += "clip.mp4,\(i % 2 == 0 ? "wave" : "Background"),\(Double(i % 20) * 0.1),\(Double(i % 20) * 0.1 + 0.5)\n" }
+        let start = Date()
+        let set = run("big.csv", text)
+        print(String(format: "100,000-row annotation file parsed and validated in %.2f s", Date().timeIntervalSince(start)))
+        XCTAssertEqual(set.segments.count, 100_000)
+        XCTAssertEqual(set.errors, [])
+    }
+}

@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         .systemLibrary(
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "Inference"),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"]),
-        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations"]),
+        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"]),
         .executableTarget(
             name: "handpose",
             dependencies: [

@@ -1,0 +1,132 @@
+import Foundation
+import HandLandmarks
+
+/// Training-time changes to a window, each drawn from a seeded generator and recorded in the manifest.
+public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
+    /// Mirror left-right: x -> 1 - x, left and right hands swapped.
+    case flip
+    /// Rotate about the frame centre by up to +-degrees.
+    case rotate(degrees: Double)
+    /// Scale about the frame centre by up to +-fraction.
+    case scale(fraction: Double)
+    /// Shift by up to +-fraction of the frame.
+    case translate(fraction: Double)
+    /// Drop each frame with this probability (mask 0).
+    case drop(probability: Double)
+    /// Play faster or slower by up to +-fraction, interpolating frames.
+    case stretch(fraction: Double)
+
+    /// Parses `flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2`.
+    public static func parse(_ text: String) throws -> [Augmentation] {
+        try text.split(separator: ",").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let value = parts.count > 1 ? Double(parts[1]) : nil
+            if parts.count > 1 && value == nil { throw DatasetError.invalid(path: "--augment", reason: "'\(item)' needs a number after '='") }
+            switch parts[0] {
+            case "flip": return .flip
+            case "rotate": return .rotate(degrees: value ?? 15)
+            case "scale": return .scale(fraction: value ?? 0.1)
+            case "translate": return .translate(fraction: value ?? 0.05)
+            case "drop": return .drop(probability: value ?? 0.1)
+            case "stretch": return .stretch(fraction: value ?? 0.2)
+            default: throw DatasetError.invalid(path: "--augment", reason: "unknown augmentation '\(parts[0])' (flip, rotate, scale, translate, drop, stretch)")
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .flip: return "flip"
+        case .rotate(let d): return "rotate=\(d)"
+        case .scale(let f): return "scale=\(f)"
+        case .translate(let f): return "translate=\(f)"
+        case .drop(let p): return "drop=\(p)"
+        case .stretch(let f): return "stretch=\(f)"
+        }
+    }
+
+    /// Applies every augmentation with parameters drawn from `rng`; returns what was drawn.
+    static func apply(_ list: [Augmentation], to frames: inout [[HandSample?]], rng: inout SplitMix64) -> [String: Double] {
+        var drawn: [String: Double] = [:]
+        func mapPoints(_ f: (SIMD2<Float>) -> SIMD2<Float>) {
+            for t in frames.indices {
+                for s in frames[t].indices {
+                    guard var h = frames[t][s] else { continue }
+                    h.joints = h.joints.map { let p = f(SIMD2($0.x, $0.y)); return SIMD3(p.x, p.y, $0.z) }
+                    frames[t][s] = h
+                }
+            }
+        }
+        for a in list {
+            switch a {
+            case .flip:
+                mapPoints { SIMD2(1 - $0.x, $0.y) }
+                for t in frames.indices {
+                    for s in frames[t].indices {
+                        let current = frames[t][s]?.chirality
+                        frames[t][s]?.chirality = current == .left ? .right : .left
+                    }
+                    if frames[t].count == 2 { frames[t].swapAt(0, 1) }
+                }
+                drawn["flip"] = 1
+            case .rotate(let degrees):
+                let angle = rng.uniform(-degrees, degrees)
+                let r = Float(angle * .pi / 180), c = cos(r), s = sin(r)
+                mapPoints { p in let d = p - 0.5; return SIMD2(c * d.x - s * d.y, s * d.x + c * d.y) + 0.5 }
+                drawn["rotate_degrees"] = angle
+            case .scale(let f):
+                let k = rng.uniform(1 - f, 1 + f)
+                mapPoints { ($0 - 0.5) * Float(k) + 0.5 }
+                drawn["scale"] = k
+            case .translate(let f):
+                let dx = rng.uniform(-f, f), dy = rng.uniform(-f, f)
+                mapPoints { $0 + SIMD2(Float(dx), Float(dy)) }
+                drawn["translate_x"] = dx; drawn["translate_y"] = dy
+            case .drop(let p):
+                var dropped = 0
+                for t in frames.indices where rng.uniform(0, 1) < p {
+                    frames[t] = frames[t].map { _ in nil }
+                    dropped += 1
+                }
+                drawn["dropped_frames"] = Double(dropped)
+            case .stretch(let f):
+                let speed = rng.uniform(1 - f, 1 + f)
+                let source = frames
+                for t in frames.indices {
+                    let pos = min(Double(t) * speed, Double(source.count - 1))
+                    let a = Int(pos), b = min(a + 1, source.count - 1), w = Float(pos - Double(a))
+                    frames[t] = (0..<source[a].count).map { s in
+                        guard let ha = source[a][s] else { return source[b][s] }
+                        guard let hb = source[b][s], w > 0 else { return ha }
+                        return HandSample(joints: zip(ha.joints, hb.joints).map { $0 + w * ($1 - $0) },
+                                          confidence: ha.confidence + w * (hb.confidence - ha.confidence), chirality: ha.chirality)
+                    }
+                }
+                drawn["speed"] = speed
+            }
+        }
+        return drawn
+    }
+}
+
+/// SplitMix64: small, seedable, the same sequence on every platform (Swift's default generator is not seedable).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
+        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
+    }
+    /// A stable 64-bit hash (FNV-1a) of a string, for per-item seeds.
+    static func hash(_ s: String) -> UInt64 {
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        return h
+    }
+}

@@ -1,0 +1,71 @@
+import Annotations
+import Foundation
+import HandLandmarks
+
+/// Cuts labelled segments and images into training examples.
+public enum ExampleBuilder {
+    /// Windows of every segment. `keypoints` gives the keypoint file of a segment's clip.
+    public static func actions(_ segments: [Segment], classes: [String], settings: ExportSettings,
+                               keypoints: (Segment) throws -> KeypointFile) throws -> [Example] {
+        var out: [Example] = []
+        for s in segments {
+            let file = try keypoints(s)
+            let last = file.frames.map(\.t).max() ?? 0
+            let step = file.video.fps.map { $0 > 0 ? 1 / $0 : 0 } ?? 0
+            let start = s.start ?? 0, end = s.end ?? (last + step)
+            let track = Windowing.resample(file, start: start, end: end, fps: settings.fps, hand: settings.hand)
+            let starts = Windowing.windowStarts(count: track.times.count, window: settings.window, stride: settings.effectiveStride,
+                                                dropShort: settings.dropShort, padTail: settings.padTail)
+            for (w, first) in starts.enumerated() {
+                let range = first..<min(first + settings.window, track.times.count)
+                var frames = Array(track.slots[range])
+                let real = frames.count
+                while frames.count < settings.window { frames.append(Array(repeating: nil, count: settings.hand.slots)) }
+                let manifest: [String: Any] = [
+                    "source": s.videoPath, "label": s.label, "annotation": s.source, "line": s.line ?? 0,
+                    "segment": [start, end], "window_index": w,
+                    "window": [track.times[range.lowerBound], track.times[range.lowerBound] + Double(settings.window) / settings.fps],
+                    "real_frames": real,
+                    "source_frame_times": Array(Set(track.sourceTimes[range].flatMap { $0 })).sorted(),
+                    "hand": settings.hand.rawValue, "augmentation": [String: Double](),
+                ]
+                out.append(Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.video.path))
+            }
+        }
+        return out
+    }
+
+    /// Pose examples: each image's chosen hand. Images without one are returned apart.
+    public static func poses(_ samples: [PoseSample], classes: [String], settings: ExportSettings,
+                             keypoints: (PoseSample) throws -> KeypointFile) throws -> (examples: [Example], noHand: [String]) {
+        var out: [Example] = [], missing: [String] = []
+        for p in samples {
+            let file = try keypoints(p)
+            let picked = file.frames.first.map { Windowing.pick($0.hands, settings.hand) } ?? []
+            guard picked.contains(where: { $0 != nil }) else { missing.append(p.image.path); continue }
+            let slots = picked.map { $0.map(Windowing.sample) }
+            out.append(Example(label: classes.firstIndex(of: p.label) ?? -1, frames: [slots],
+                               manifest: ["source": p.image.path, "label": p.label, "hand": settings.hand.rawValue, "augmentation": [String: Double]()],
+                               clip: p.image.path))
+        }
+        return (out, missing)
+    }
+
+    /// Adds `copies` augmented copies of each example of the parts named in `augmentParts` (all when empty).
+    public static func augment(_ examples: [Example], with list: [Augmentation], copies: Int, seed: UInt64) -> [Example] {
+        guard !list.isEmpty, copies > 0 else { return examples }
+        var out: [Example] = []
+        for e in examples {
+            out.append(e)
+            for k in 0..<copies {
+                var rng = SplitMix64(seed: seed ^ SplitMix64.hash("\(e.clip)|\(e.manifest["window_index"] ?? 0)|\(k)"))
+                var copy = e
+                let drawn = Augmentation.apply(list, to: &copy.frames, rng: &rng)
+                copy.manifest["augmentation"] = drawn
+                copy.manifest["copy"] = k + 1
+                out.append(copy)
+            }
+        }
+        return out
+    }
+}

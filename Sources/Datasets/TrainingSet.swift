@@ -1,0 +1,168 @@
+import Foundation
+import HandLandmarks
+
+/// How windows become arrays.
+public struct ExportSettings: Codable, Sendable, Equatable {
+    public var fps: Double = 30
+    public var window = 60
+    public var stride: Int?
+    public var dropShort = false
+    public var padTail = false
+    public var hand: HandChoice = .any
+    public var features: FeatureSet = .xyc
+    public var normalize: Normalization = .none
+    public var layout: Layout = .createml
+    public var origin: Origin = .bottomLeft
+    public var augment: [String] = []
+    public var copies = 0
+    public var split: [SplitPart] = []
+    public var seed: UInt64 = 0
+
+    public init() {}
+    public var effectiveStride: Int { stride ?? window }
+}
+
+public struct SplitPart: Codable, Sendable, Equatable {
+    public var name: String
+    public var fraction: Double
+    public init(name: String, fraction: Double) { self.name = name; self.fraction = fraction }
+
+    /// Parses `train=0.8,val=0.2`.
+    public static func parse(_ text: String) throws -> [SplitPart] {
+        let parts = try text.split(separator: ",").map { item -> SplitPart in
+            let kv = item.split(separator: "=")
+            guard kv.count == 2, let f = Double(kv[1]), f >= 0, !kv[0].isEmpty else {
+                throw DatasetError.invalid(path: "--split", reason: "'\(item)' is not NAME=FRACTION")
+            }
+            return SplitPart(name: String(kv[0]), fraction: f)
+        }
+        let total = parts.reduce(0) { $0 + $1.fraction }
+        guard abs(total - 1) < 1e-6 else { throw DatasetError.invalid(path: "--split", reason: "fractions add up to \(total), not 1") }
+        return parts
+    }
+}
+
+/// One training example: a window of hand samples (or one pose), its label, and where it came from.
+public struct Example {
+    public var label: Int
+    public var frames: [[HandSample?]]
+    public var manifest: [String: Any]
+    public var clip: String
+}
+
+/// Builds examples and writes them as NumPy arrays with a manifest.
+public enum TrainingSet {
+    /// Assigns clips to split parts: clips sorted, shuffled with the seed, cut by the fractions.
+    public static func assignSplits(clips: [String], parts: [SplitPart], seed: UInt64) -> [String: String] {
+        guard !parts.isEmpty else { return [:] }
+        var order = clips.sorted()
+        var rng = SplitMix64(seed: seed)
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        var result: [String: String] = [:]
+        var start = 0
+        var cumulative = 0.0
+        for (k, p) in parts.enumerated() {
+            cumulative += p.fraction
+            let end = k == parts.count - 1 ? order.count : Int((cumulative * Double(order.count)).rounded())
+            for c in order[start..<max(start, end)] { result[c] = p.name }
+            start = max(start, end)
+        }
+        return result
+    }
+
+    /// Features of one hand sample, joint-major: [21][C].
+    static func features(_ h: HandSample?, settings: ExportSettings) -> [[Float]] {
+        let c = settings.features.count
+        guard let h else { return Array(repeating: Array(repeating: 0, count: c), count: 21) }
+        var pts = h.joints.map { SIMD3($0.x, settings.origin == .bottomLeft ? 1 - $0.y : $0.y, $0.z) }
+        switch settings.normalize {
+        case .none: break
+        case .wrist:
+            let w = pts[0]
+            pts = pts.map { SIMD3($0.x - w.x, $0.y - w.y, $0.z) }
+        case .bbox:
+            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
+            for p in pts { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
+            let size = max(hi.x - lo.x, hi.y - lo.y, 1e-6)
+            pts = pts.map { SIMD3(($0.x - lo.x) / size, ($0.y - lo.y) / size, $0.z / size) }
+        }
+        return pts.map { p in
+            switch settings.features {
+            case .xyc: return [p.x, p.y, h.confidence]
+            case .xyz: return [p.x, p.y, p.z]
+            case .xyzc: return [p.x, p.y, p.z, h.confidence]
+            }
+        }
+    }
+
+    /// Shape of X for `n` examples of `frames` frames (nil for poses) with `slots` hands.
+    public static func shape(n: Int, frames: Int?, slots: Int, settings: ExportSettings) -> [Int] {
+        let c = settings.features.count
+        var s = [n]
+        if let frames { s.append(frames) }
+        if slots == 2 { s.append(2) }
+        s += settings.layout == .createml ? [c, 21] : [21, c]
+        return s
+    }
+
+    /// Flattens examples into X in the chosen layout, and the mask (1 where a hand is real).
+    static func arrays(_ examples: [Example], settings: ExportSettings) -> (x: [Float], mask: [UInt8]) {
+        var x: [Float] = [], mask: [UInt8] = []
+        for e in examples {
+            for frame in e.frames {
+                for slot in frame {
+                    let f = features(slot, settings: settings)
+                    if settings.layout == .createml {
+                        for k in 0..<settings.features.count { for j in 0..<21 { x.append(f[j][k]) } }
+                    } else {
+                        for j in 0..<21 { x.append(contentsOf: f[j]) }
+                    }
+                    mask.append(slot == nil ? 0 : 1)
+                }
+            }
+        }
+        return (x, mask)
+    }
+
+    public enum Format: String, Sendable, CaseIterable { case npy, npz, csv }
+
+    /// Writes X, y, mask, classes.json, manifest.jsonl into `dir` (atomically, file by file).
+    public static func write(_ examples: [Example], classes: [String], frames: Int?, slots: Int, settings: ExportSettings,
+                             format: Format, to dir: URL) throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (x, mask) = arrays(examples, settings: settings)
+        let xShape = shape(n: examples.count, frames: frames, slots: slots, settings: settings)
+        var maskShape = [examples.count]
+        if let frames { maskShape.append(frames) }
+        if slots == 2 { maskShape.append(2) }
+        let y = examples.map { Int64($0.label) }
+        func put(_ data: Data, _ name: String) throws {
+            do { try data.write(to: dir.appendingPathComponent(name), options: .atomic) } catch {
+                throw DatasetError.unwritable(path: dir.appendingPathComponent(name).path, reason: error.localizedDescription)
+            }
+        }
+        switch format {
+        case .npy:
+            try put(Npy.encode(x, shape: xShape), "X.npy")
+            try put(Npy.encode(y, shape: [examples.count]), "y.npy")
+            try put(Npy.encode(mask, shape: maskShape), "mask.npy")
+        case .npz:
+            try put(try NpzArchive.make([("X.npy", Npy.encode(x, shape: xShape)), ("y.npy", Npy.encode(y, shape: [examples.count])),
+                                         ("mask.npy", Npy.encode(mask, shape: maskShape))]), "data.npz")
+        case .csv:
+            // One row per example: label index, then the example's values in X's order.
+            let per = examples.isEmpty ? 0 : x.count / examples.count
+            var text = ""
+            for (i, e) in examples.enumerated() {
+                text += "\(e.label)," + x[(i * per)..<((i + 1) * per)].map { String($0) }.joined(separator: ",") + "\n"
+            }
+            try put(Data(text.utf8), "keypoints.csv")
+        }
+        try put(try JSONSerialization.data(withJSONObject: classes, options: []), "classes.json")
+        var manifest = ""
+        for e in examples {
+            manifest += String(decoding: try JSONSerialization.data(withJSONObject: e.manifest, options: [.sortedKeys]), as: UTF8.self) + "\n"
+        }
+        try put(Data(manifest.utf8), "manifest.jsonl")
+    }
+}

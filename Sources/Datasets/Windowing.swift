@@ -1,0 +1,97 @@
+import Foundation
+import HandLandmarks
+
+/// Which hand a window follows.
+public enum HandChoice: String, Codable, Sendable, CaseIterable {
+    case right, left, any, both
+    var slots: Int { self == .both ? 2 : 1 }
+}
+
+/// What each joint carries, in order.
+public enum FeatureSet: String, Codable, Sendable, CaseIterable {
+    case xyc, xyz, xyzc
+    var count: Int { rawValue.count }
+}
+
+public enum Normalization: String, Codable, Sendable, CaseIterable { case none, wrist, bbox }
+public enum Layout: String, Codable, Sendable, CaseIterable { case createml, ntjc }
+public enum Origin: String, Codable, Sendable, CaseIterable { case bottomLeft = "bottom-left", topLeft = "top-left" }
+
+/// One hand at one instant after resampling: 21 joints of x, y, z and its confidence.
+public struct HandSample: Sendable, Equatable {
+    public var joints: [SIMD3<Float>]
+    public var confidence: Float
+    public var chirality: Chirality
+}
+
+/// A resampled track: per output frame and hand slot, a sample or nil (no hand), and the source frame times used.
+public struct Track: Sendable {
+    public var times: [Double]
+    public var slots: [[HandSample?]]   // [frame][slot]
+    public var sourceTimes: [[Double]]  // [frame] the keypoint frame times it came from
+}
+
+/// Turns keypoint files into uniform-rate tracks and windows.
+public enum Windowing {
+    /// The hands of one keypoint frame for the chosen slots.
+    static func pick(_ hands: [KeypointFile.Hand], _ choice: HandChoice) -> [KeypointFile.Hand?] {
+        func best(_ hs: [KeypointFile.Hand]) -> KeypointFile.Hand? {
+            hs.max { ($0.presence ?? max($0.handedness, 1 - $0.handedness)) < ($1.presence ?? max($1.handedness, 1 - $1.handedness)) }
+        }
+        switch choice {
+        case .any: return [best(hands)]
+        case .right: return [best(hands.filter { $0.chirality == .right })]
+        case .left: return [best(hands.filter { $0.chirality == .left })]
+        case .both: return [best(hands.filter { $0.chirality == .left }), best(hands.filter { $0.chirality == .right })]
+        }
+    }
+
+    static func sample(_ h: KeypointFile.Hand) -> HandSample {
+        HandSample(joints: h.landmarks.map { SIMD3($0[0], $0[1], $0.count > 2 ? $0[2] : 0) }, confidence: h.presence ?? 1, chirality: h.chirality)
+    }
+
+    /// Resamples `file` to `fps` over `[start, end)` using the real timestamps: linear interpolation
+    /// between the neighbouring frames where the slot's hand is present in both, otherwise the nearest frame.
+    public static func resample(_ file: KeypointFile, start: Double, end: Double, fps: Double, hand: HandChoice) -> Track {
+        let frames = file.frames.sorted { $0.t < $1.t }
+        let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
+        var track = Track(times: [], slots: [], sourceTimes: [])
+        guard !frames.isEmpty else { return track }
+        let picked = frames.map { pick($0.hands, hand) }
+        var j = 0
+        for k in 0..<count {
+            let t = start + Double(k) / fps
+            while j + 1 < frames.count && frames[j + 1].t <= t { j += 1 }
+            let a = j, b = min(j + 1, frames.count - 1)
+            let ta = frames[a].t, tb = frames[b].t
+            var slots: [HandSample?] = []
+            for s in 0..<hand.slots {
+                let ha = picked[a][s], hb = picked[b][s]
+                if let ha, let hb, tb > ta, t > ta, t < tb {
+                    let w = Float((t - ta) / (tb - ta))
+                    let sa = sample(ha), sb = sample(hb)
+                    slots.append(HandSample(joints: zip(sa.joints, sb.joints).map { $0 + w * ($1 - $0) },
+                                            confidence: sa.confidence + w * (sb.confidence - sa.confidence),
+                                            chirality: w < 0.5 ? sa.chirality : sb.chirality))
+                } else {
+                    let nearest = (t < ta || abs(t - ta) <= abs(tb - t)) ? a : b
+                    slots.append(picked[nearest][s].map(sample))
+                }
+            }
+            track.times.append(t)
+            track.slots.append(slots)
+            track.sourceTimes.append(Array(Set([ta, tb])).sorted())
+        }
+        return track
+    }
+
+    /// Window start indices over a track of `count` frames: `window` long, `stride` apart. A track
+    /// shorter than a window gives one padded window unless `dropShort`; a partial tail is kept (padded) when `padTail`.
+    public static func windowStarts(count: Int, window: Int, stride: Int, dropShort: Bool, padTail: Bool) -> [Int] {
+        if count == 0 { return [] }
+        if count < window { return dropShort ? [] : [0] }
+        var starts = Array(Swift.stride(from: 0, through: count - window, by: stride))
+        if padTail, let last = starts.last, last + window < count { starts.append(last + stride) }
+        return starts
+    }
+}

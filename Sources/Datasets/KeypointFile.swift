@@ -26,11 +26,18 @@ public struct KeypointFile: Codable, Sendable {
         public var landmarks: [[Float]]
         public var world: [[Float]]?
         public var region: RegionOfInterest?
+
+        public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?, region: RegionOfInterest?) {
+            self.chirality = chirality; self.handedness = handedness; self.presence = presence
+            self.landmarks = landmarks; self.world = world; self.region = region
+        }
     }
     public struct Frame: Codable, Sendable {
         public var i: Int
         public var t: Double
         public var hands: [Hand]
+
+        public init(i: Int, t: Double, hands: [Hand]) { self.i = i; self.t = t; self.hands = hands }
     }
 
     public var schema: String = schemaName

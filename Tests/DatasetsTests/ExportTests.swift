@@ -1,0 +1,148 @@
+import Foundation
+import XCTest
+import Annotations
+import Datasets
+import HandLandmarks
+
+/// Resampling, windows, masks, augmentations and the written arrays, on hand-built keypoint files.
+final class ExportTests: XCTestCase {
+    /// A keypoint file whose hand moves with `x(t)`; `present(i)` says which frames have it.
+    func file(times: [Double], chirality: Chirality = .right, x: (Double) -> Float, present: (Int) -> Bool = { _ in true },
+              second: Bool = false) -> KeypointFile {
+        let frames = times.enumerated().map { i, t -> KeypointFile.Frame in
+            var hands: [KeypointFile.Hand] = []
+            if present(i) {
+                let base: Float = x(t)
+                var points: [[Float]] = []
+                for j in 0..<21 { points.append([base + Float(j) * 0.001, 0.25, 0]) }
+                let handedness: Float = chirality == .right ? 0.9 : 0.1
+                hands.append(KeypointFile.Hand(chirality: chirality, handedness: handedness, presence: 0.8,
+                                               landmarks: points, world: nil, region: nil))
+            }
+            if second {
+                hands.append(KeypointFile.Hand(chirality: .left, handedness: 0.1, presence: 0.6,
+                                               landmarks: Array(repeating: [Float(0.7), 0.7, 0], count: 21), world: nil, region: nil))
+            }
+            return KeypointFile.Frame(i: i, t: t, hands: hands)
+        }
+        return KeypointFile(source: "fixture.mp4", width: 100, height: 100, fps: 25, frames: frames, tool: nil, settings: nil, models: nil)
+    }
+
+    func testResamplingInterpolatesOnRealTimestamps() {
+        let f = file(times: (0..<50).map { Double($0) / 25 }, x: { Float(0.1 + 0.5 * $0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 30, hand: .any)
+        XCTAssertEqual(track.times.count, 30)
+        for (k, t) in track.times.enumerated() {
+            XCTAssertEqual(Double(track.slots[k][0]!.joints[0].x), 0.1 + 0.5 * t, accuracy: 1e-5, "frame \(k)")
+        }
+    }
+
+    func testVariableRateBecomesUniform() {
+        let times = [0, 0.03, 0.11, 0.12, 0.3, 0.41, 0.5, 0.77, 0.8, 1.0, 1.1]
+        let f = file(times: times, x: { Float($0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 10, hand: .any)
+        XCTAssertEqual(track.times, (0..<10).map { Double($0) / 10 })
+        for (k, t) in track.times.enumerated() { XCTAssertEqual(Double(track.slots[k][0]!.joints[0].x), t, accuracy: 1e-5) }
+    }
+
+    func testGapsUseTheNearestFrameOrNothing() {
+        // Frames 10..19 (0.4..0.76 s) have no hand.
+        let f = file(times: (0..<25).map { Double($0) / 25 }, x: { Float($0) }, present: { !(10..<20).contains($0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 25, hand: .any)
+        XCTAssertNotNil(track.slots[9][0])
+        XCTAssertNil(track.slots[12][0])
+        // 0.39 s lies between a frame with a hand (0.36) and one without (0.40): nearest wins.
+        let odd = Windowing.resample(f, start: 0.39, end: 0.4, fps: 100, hand: .any)
+        XCTAssertNil(odd.slots[0][0])
+    }
+
+    func testHandChoice() {
+        let f = file(times: [0, 0.04], x: { _ in 0.2 }, second: true)
+        XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .left).slots[0][0]?.chirality, .left)
+        XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .any).slots[0][0]?.chirality, .right)
+        let both = Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .both).slots[0]
+        XCTAssertEqual(both.map { $0?.chirality }, [.left, .right])
+    }
+
+    func testWindowEdges() {
+        XCTAssertEqual(Windowing.windowStarts(count: 130, window: 60, stride: 60, dropShort: false, padTail: false), [0, 60])
+        XCTAssertEqual(Windowing.windowStarts(count: 130, window: 60, stride: 60, dropShort: false, padTail: true), [0, 60, 120])
+        XCTAssertEqual(Windowing.windowStarts(count: 100, window: 60, stride: 20, dropShort: false, padTail: false), [0, 20, 40])
+        XCTAssertEqual(Windowing.windowStarts(count: 30, window: 60, stride: 60, dropShort: false, padTail: false), [0])
+        XCTAssertEqual(Windowing.windowStarts(count: 30, window: 60, stride: 60, dropShort: true, padTail: false), [])
+        XCTAssertEqual(Windowing.windowStarts(count: 0, window: 60, stride: 60, dropShort: false, padTail: false), [])
+    }
+
+    func testAugmentationsAreSeededAndFlipSwapsHands() throws {
+        let f = file(times: (0..<30).map { Double($0) / 30 }, x: { _ in 0.2 }, second: true)
+        let segment = Segment(video: URL(fileURLWithPath: "/x/fixture.mp4"), videoPath: "fixture.mp4", label: "a", start: 0, end: 1, source: "a.csv", line: 2)
+        var settings = ExportSettings()
+        settings.window = 30
+        settings.hand = .both
+        let base = try ExampleBuilder.actions([segment], classes: ["a"], settings: settings) { _ in f }
+        let flipped = ExampleBuilder.augment(base, with: [.flip], copies: 1, seed: 3)
+        XCTAssertEqual(flipped.count, 2)
+        let copy = flipped[1].frames[0]
+        // Left slot now holds the mirrored right hand: x 0.2 -> 0.8.
+        XCTAssertEqual(copy[0]?.chirality, .left)
+        XCTAssertEqual(copy[0]!.joints[0].x, 0.8, accuracy: 1e-6)
+        XCTAssertEqual(copy[1]!.joints[0].x, 0.3, accuracy: 1e-6)
+        let a = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
+        let b = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
+        XCTAssertEqual(a.map { $0.frames.map { $0.map { $0?.joints[3] } } }, b.map { $0.frames.map { $0.map { $0?.joints[3] } } })
+    }
+
+    func testSplitsAreByClipAndDeterministic() {
+        let clips = (0..<20).map { "clip\($0).mp4" }
+        let parts = [SplitPart(name: "train", fraction: 0.8), SplitPart(name: "val", fraction: 0.2)]
+        let a = TrainingSet.assignSplits(clips: clips, parts: parts, seed: 5)
+        XCTAssertEqual(a, TrainingSet.assignSplits(clips: clips.reversed(), parts: parts, seed: 5))
+        XCTAssertEqual(a.values.filter { $0 == "val" }.count, 4)
+        XCTAssertNotEqual(a, TrainingSet.assignSplits(clips: clips, parts: parts, seed: 6))
+    }
+
+    func testWrittenArraysLoadInNumPy() throws {
+        let python = "/usr/bin/env"
+        let f = file(times: (0..<40).map { Double($0) / 25 }, x: { Float(0.1 + 0.1 * $0) }, present: { $0 != 5 })
+        let segment = Segment(video: URL(fileURLWithPath: "/x/fixture.mp4"), videoPath: "fixture.mp4", label: "wave", start: 0, end: 1.6, source: "a.csv", line: 2)
+        var settings = ExportSettings()
+        settings.window = 30
+        settings.padTail = true
+        let examples = try ExampleBuilder.actions([segment], classes: ["Background", "wave"], settings: settings) { _ in f }
+        XCTAssertEqual(examples.count, 2)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try TrainingSet.write(examples, classes: ["Background", "wave"], frames: 30, slots: 1, settings: settings, format: .npy, to: dir)
+        let first = try Data(contentsOf: dir.appendingPathComponent("X.npy"))
+        try TrainingSet.write(examples, classes: ["Background", "wave"], frames: 30, slots: 1, settings: settings, format: .npy, to: dir)
+        XCTAssertEqual(first, try Data(contentsOf: dir.appendingPathComponent("X.npy")), "same inputs, same bytes")
+        let script = """
+        import numpy as np, json, sys
+        d = sys.argv[1]
+        X = np.load(d + '/X.npy'); y = np.load(d + '/y.npy'); m = np.load(d + '/mask.npy')
+        assert X.shape == (2, 30, 3, 21) and X.dtype == np.float32, (X.shape, X.dtype)
+        assert y.dtype == np.int64 and list(y) == [1, 1], y
+        assert m.shape == (2, 30) and m.dtype == np.uint8
+        # 48 resampled frames: window 2 holds 18 real frames then padding.
+        assert m[1, :18].all() and not m[1, 18:].any(), m[1]
+        assert not X[1, 18:].any()
+        # x of the wrist at 0.5 s (frame 15 at 30 fps) is 0.1 + 0.1 * 0.5; y flipped to 1 - 0.25; confidence 0.8.
+        assert abs(X[0, 15, 0, 0] - 0.15) < 1e-5 and abs(X[0, 15, 1, 0] - 0.75) < 1e-6 and abs(X[0, 15, 2, 0] - 0.8) < 1e-6
+        lines = open(d + '/manifest.jsonl').read().splitlines()
+        assert len(lines) == 2 and json.loads(lines[1])['window_index'] == 1
+        assert json.load(open(d + '/classes.json')) == ['Background', 'wave']
+        print('numpy ok')
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["python3", "-c", script, dir.path]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        p.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if output.contains("No module named 'numpy'") { throw XCTSkip("NumPy is not installed for python3") }
+        XCTAssertEqual(p.terminationStatus, 0, output)
+    }
+}

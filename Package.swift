@@ -28,10 +28,11 @@ let package = Package(
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"]),
         .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"]),
+        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets",
+                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

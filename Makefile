@@ -37,8 +37,15 @@ build:
 test:
 	$(SWIFT) test $(RELEASE)
 
+# The main job on Samples/: keypoints, a validation report, training arrays, accuracy against truth.
 run: build
-	$(BIN) probe Samples/*
+	$(BIN) extract Samples -r -o out/keypoints
+	$(BIN) validate Samples/annotations.csv --window 15 --fps 15 | tee out/validation.txt
+	$(BIN) export actions Samples/annotations.csv --keypoints out/keypoints -o out/actions \
+	  --fps 15 --window 15 --split train=0.75,val=0.25 --seed 1 --augment flip,rotate=10 --copies 1
+	$(BIN) export poses Samples/poses --keypoints out/keypoints/poses -o out/poses
+	$(BIN) compare out/keypoints Samples | tee out/accuracy.txt
+	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt"
 
 # Benchmarks, not tests: our engine and extraction beside TFLite's XNNPACK and MediaPipe's Python
 # package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.

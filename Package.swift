@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "InferenceTests", dependencies: ["Inference"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: ["Annotations", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
     ],
     swiftLanguageModes: [.v5]

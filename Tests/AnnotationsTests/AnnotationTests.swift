@@ -186,3 +186,28 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(set.errors, [])
     }
 }
+
+/// The committed example files parse and validate against Samples/.
+final class ExampleFileTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+
+    func testExamplesValidateAgainstSamples() {
+        let samples = Self.root.appendingPathComponent("Samples")
+        for name in ["times.csv", "no_times.csv", "numbers_and_strings.json"] {
+            var set = AnnotationSource.load(annotationFile: Self.root.appendingPathComponent("Annotations/\(name)"), root: samples)
+            Validator().check(&set)
+            XCTAssertEqual(set.errors, [], name)
+            XCTAssertFalse(set.segments.isEmpty, name)
+        }
+        var columns = AnnotationColumns()
+        columns.video = "clip"; columns.label = "action"; columns.start = "from"; columns.end = "to"
+        var set = AnnotationSource.load(annotationFile: Self.root.appendingPathComponent("Annotations/custom_columns.csv"), root: samples, columns: columns)
+        Validator().check(&set)
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(set.segments.count, 3)
+        var samplesSet = AnnotationSource.load(annotationFile: samples.appendingPathComponent("annotations.csv"))
+        Validator().check(&samplesSet)
+        XCTAssertEqual(samplesSet.errors, [])
+        XCTAssertEqual(samplesSet.classes.count, 7)
+    }
+}

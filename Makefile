@@ -16,7 +16,7 @@ endif
 RELEASE := -c release $(CPU_FLAGS)
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-setup clean
+.PHONY: setup packages models venv build test run bench bench-setup fuzz clean
 
 setup: packages models venv
 
@@ -57,5 +57,12 @@ bench: build bench-setup
 bench-setup: venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless
 
+# libFuzzer over the annotation parsers, seeded with the example files (FUZZ_SECONDS, default 600).
+FUZZ_SECONDS ?= 600
+fuzz:
+	cd Fuzz && $(SWIFT) build -c release
+	mkdir -p Fuzz/.work && cp Fuzz/corpus/* Fuzz/.work/
+	Fuzz/.build/release/AnnotationsFuzz Fuzz/.work -max_total_time=$(FUZZ_SECONDS) -max_len=4096
+
 clean:
-	rm -rf .build out
+	rm -rf .build out Fuzz/.build Fuzz/.work

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "handpose", targets: ["handpose"]),
         .library(name: "VideoIO", targets: ["VideoIO"]),
         .library(name: "Inference", targets: ["Inference"]),
+        .library(name: "Annotations", targets: ["Annotations"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

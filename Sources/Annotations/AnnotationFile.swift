@@ -29,6 +29,11 @@ enum AnnotationFileReader {
             return ([], [], [Diagnostic(.error, file: file, exists ? "cannot be read" : "no such file",
                                         hint: exists ? "check its permissions" : "check the path")])
         }
+        return read(data: data, file: file, json: url.pathExtension.lowercased() == "json")
+    }
+
+    /// Parses annotation bytes; `file` names them in diagnostics.
+    static func read(data: Data, file: String, json: Bool) -> (entries: [RawEntry], header: [String], diagnostics: [Diagnostic]) {
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
             return ([], [], [Diagnostic(.error, file: file, line: 1, "the file is UTF-16; annotation files must be UTF-8",
                                         hint: "re-save it as UTF-8 (in most editors: Save As, encoding UTF-8)")])
@@ -40,10 +45,7 @@ enum AnnotationFileReader {
             let line = bytes.prefix(offset).filter { $0 == 0x0A }.count + 1
             return ([], [], [Diagnostic(.error, file: file, line: line, "not valid UTF-8 text (byte \(offset))", hint: "re-save it as UTF-8")])
         }
-        switch url.pathExtension.lowercased() {
-        case "json": return readJSON(text, file: file)
-        default: return readCSV(text, file: file)
-        }
+        return json ? readJSON(text, file: file) : readCSV(text, file: file)
     }
 
     static func firstInvalidUTF8(_ bytes: Data) -> Int {

@@ -85,6 +85,14 @@ public enum AnnotationSource {
         return set
     }
 
+    /// Parses annotation bytes without touching the disk (for fuzzing and tools): the entries and the
+    /// diagnostics of the file's own content.
+    public static func parse(data: Data, fileName: String) -> (entries: Int, diagnostics: [Diagnostic]) {
+        let r = AnnotationFileReader.read(data: data, file: fileName, json: fileName.lowercased().hasSuffix(".json"))
+        for e in r.entries { for (_, v) in e.values { _ = TimeValue.parse(v.text) } }
+        return (r.entries.count, r.diagnostics)
+    }
+
     /// `path` under `base`, or nil when it escapes it.
     static func resolve(_ path: String, base: URL) -> URL? {
         let url = path.hasPrefix("/") ? URL(fileURLWithPath: path).standardizedFileURL

@@ -7,7 +7,7 @@ import VideoIO
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure handpose's speed, beside the reference implementations when available.",
-        subcommands: [BenchModels.self, BenchExtract.self, BenchProfile.self]
+        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self]
     )
 }
 
@@ -192,6 +192,34 @@ struct BenchExtract: ParsableCommand {
         table.append(["\(files.count)", "\(frames)", String(format: "%.1f", row["handpose_fps"] as! Double),
                       (row["mediapipe_fps"] as? Double).map { String(format: "%.1f", $0) } ?? "-",
                       (row["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? "-"])
+        print(Table.render(table))
+    }
+}
+
+struct BenchDecode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode every frame of clips to RGB (FFmpeg, frame and slice threads) and report frames/s.")
+
+    @Argument(help: "Clips to decode.") var clips: [String]
+    @Option(help: "Passes over each clip.") var passes = 3
+
+    func run() throws {
+        var table = [["clip", "size", "frames", "frames/s"]]
+        for clip in clips {
+            var best = 0.0, frames = 0, size = ""
+            for _ in 0..<passes {
+                let reader = try VideoReader(url: URL(fileURLWithPath: clip))
+                size = "\(reader.info.width)x\(reader.info.height)"
+                let start = DispatchTime.now().uptimeNanoseconds
+                var n = 0
+                while let _ = try reader.nextFrame() { n += 1 }
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                frames = n
+                best = max(best, Double(n) / seconds)
+            }
+            table.append([clip, size, "\(frames)", String(format: "%.1f", best)])
+        }
         print(Table.render(table))
     }
 }

@@ -1,0 +1,45 @@
+import Datasets
+import Foundation
+import HandLandmarks
+import VideoIO
+
+/// Draws keypoint files over frames: each file in its own colour, left and right hands in two shades,
+/// bones, joint dots, the region's rotated box, chirality and presence by the wrist, frame and time.
+public enum Overlay {
+    /// Colours per keypoint file (left-hand shade, right-hand shade).
+    static let palette: [(SIMD3<Float>, SIMD3<Float>)] = [
+        (SIMD3(60, 220, 255), SIMD3(255, 90, 60)),     // ours: cyan / red
+        (SIMD3(120, 255, 120), SIMD3(255, 230, 60)),   // second file: green / yellow
+        (SIMD3(200, 120, 255), SIMD3(255, 150, 220)),  // third: violet / pink
+    ]
+
+    public static func draw(_ frame: VideoFrame, files: [KeypointFile], index: Int) -> Canvas {
+        var canvas = Canvas(frame: frame)
+        let W = Float(frame.width), H = Float(frame.height)
+        let line = max(1.5, H / 360)
+        for (k, file) in files.enumerated() {
+            guard index < file.frames.count else { continue }
+            let colors = palette[k % palette.count]
+            for hand in file.frames[index].hands {
+                let color = hand.chirality == .left ? colors.0 : colors.1
+                let pts = hand.landmarks.map { SIMD2($0[0] * W, $0[1] * H) }
+                if let r = hand.region {
+                    let c = SIMD2(r.xCenter * W, r.yCenter * H), cs = cos(r.rotation), sn = sin(r.rotation)
+                    let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)].map { (u, v) -> SIMD2<Float> in
+                        let d = SIMD2(Float(u) * r.width * W, Float(v) * r.height * H)
+                        return c + SIMD2(cs * d.x - sn * d.y, sn * d.x + cs * d.y)
+                    }
+                    for i in 0..<4 { canvas.line(corners[i], corners[(i + 1) % 4], width: 1, color: color * 0.7) }
+                }
+                guard pts.count == 21 else { continue }
+                for (a, b) in Joint.bones { canvas.line(pts[a], pts[b], width: line, color: color) }
+                for p in pts { canvas.disc(p, radius: line * 1.4, color: SIMD3(255, 255, 255)) }
+                let label = (hand.chirality == .left ? "L " : "R ") + String(format: "%.2f", hand.presence ?? hand.handedness)
+                canvas.text(label, x: Int(pts[0].x) + 6, y: Int(pts[0].y) + 6, scale: max(1, frame.height / 360), color: color)
+            }
+        }
+        let t = files.first.flatMap { index < $0.frames.count ? $0.frames[index].t : nil } ?? 0
+        canvas.text(String(format: "FRAME %d  T %.3f", index, t), x: 6, y: 6, scale: max(1, frame.height / 300))
+        return canvas
+    }
+}

@@ -22,6 +22,7 @@ public final class ExecutionPlan {
     private let arena: FloatBuffer
     private let scratch: FloatBuffer
     private let scratchPerThread: Int
+    private let pool: WorkerPool?
 
     /// Plans `model` to run on `threads` threads (default: every core).
     public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
@@ -39,7 +40,10 @@ public final class ExecutionPlan {
         self.offsets = offsets
         arena = FloatBuffer(count: total)
         arenaBytes = total * 4
+        pool = self.threads > 1 ? WorkerPool(workers: self.threads - 1) : nil
     }
+
+    deinit { pool?.stop() }
 
     /// Runs the model on its first input, `values` in the input's shape (NHWC, float32).
     public func run(_ values: UnsafeBufferPointer<Float>) throws {
@@ -48,7 +52,7 @@ public final class ExecutionPlan {
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads))
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool))
         for step in steps { step.run(ctx) }
     }
 
@@ -56,7 +60,7 @@ public final class ExecutionPlan {
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads))
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool))
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.run(ctx)

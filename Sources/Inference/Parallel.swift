@@ -4,6 +4,8 @@ import Dispatch
 /// a slot number (0..<threads) that indexes per-thread scratch memory.
 struct Parallel {
     let threads: Int
+    /// Persistent workers (`threads - 1` of them); without it, work goes to Foundation's pool.
+    var pool: WorkerPool? = nil
 
     /// Runs `body` over `0..<count` in up to `threads` parts; `cost` (multiply-adds or bytes) below
     /// about 100k runs on the calling thread, where handing work to another core costs more than it saves.
@@ -11,6 +13,10 @@ struct Parallel {
         let parts = min(threads, count)
         if parts <= 1 || cost < 100_000 {
             body(0..<count, 0)
+            return
+        }
+        if let pool, parts == pool.workers + 1 {
+            pool.run { p in body((count * p / parts)..<(count * (p + 1) / parts), p) }
             return
         }
         DispatchQueue.concurrentPerform(iterations: parts) { p in

@@ -195,9 +195,15 @@ public enum Gemm {
             store8(epilogue.apply(v1, row: row, column: col + 8, ldc: ldc), out + 8)
             return
         }
-        // A partial panel: the epilogue one value at a time, only `width` columns touched.
-        for j in 0..<width {
+        // A partial panel: a full first half as a vector, the rest one value at a time, only `width` columns touched.
+        var j = 0
+        if width >= 8 {
+            store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
+            j = 8
+        }
+        while j < width {
             out[j] = epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
+            j += 1
         }
     }
 }

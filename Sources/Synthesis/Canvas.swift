@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import VideoIO
 
@@ -96,15 +97,10 @@ public struct Canvas {
     }
 }
 
-/// SplitMix64, seedable so the same seed renders the same bytes.
-public struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed &+ 0x1234_5678 }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
+/// The renderer's random numbers: Datasets' seedable SplitMix64, offset so seeds of `synth` and of
+/// `export` draw different streams. The same seed renders the same bytes.
+public typealias SeededGenerator = SplitMix64
+
+extension SplitMix64 {
+    public init(renderSeed seed: UInt64) { self.init(seed: seed &+ 0x1234_5678) }
 }

@@ -38,7 +38,7 @@ public enum SyntheticDataset {
         }
         for m in 0..<s.montages {
             clipIndex += 1
-            var rng = SeededGenerator(seed: s.seed &+ 77 &+ UInt64(m))
+            var rng = SeededGenerator(renderSeed: s.seed &+ 77 &+ UInt64(m))
             let parts = (0..<3).map { _ in (SynthAction.allCases.filter { $0 != .Background }.randomElement(using: &rng)!, s.seconds) }
             let name = "montage_\(m).mp4"
             try renderClip(dir.appendingPathComponent(name), relative: name, parts: parts, settings: s,
@@ -54,7 +54,7 @@ public enum SyntheticDataset {
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)
             for k in 0..<s.posesPerClass {
                 clipIndex += 1
-                var rng = SeededGenerator(seed: s.seed &* 1000 &+ clipIndex)
+                var rng = SeededGenerator(renderSeed: s.seed &* 1000 &+ clipIndex)
                 let renderer = SceneRenderer(width: s.width, height: s.height, left: k % 2 == 1, rng: &rng)
                 let v = (0..<6).map { _ in Float.random(in: 0...1, using: &rng) }
                 let state = pose.pose.map { HandState(pose: $0, wrist: SIMD2(0.5 + (v[0] - 0.5) * 0.2, 0.72), size: 0.22 + v[2] * 0.05, angle: (v[3] - 0.5) * 0.5) }
@@ -71,7 +71,7 @@ public enum SyntheticDataset {
 
     static func renderClip(_ url: URL, relative: String, parts: [(SynthAction, Double)], settings s: SynthSettings,
                            seed: UInt64, left: Bool, tool: KeypointFile.Tool) throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededGenerator(renderSeed: seed)
         let renderer = SceneRenderer(width: s.width, height: s.height, left: left, rng: &rng)
         let writer = try VideoWriter(url: url, width: s.width, height: s.height, frameRate: s.fps, quality: 23)
         var truthFrames: [(Double, [SIMD2<Float>]?)] = []

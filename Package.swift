@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -40,7 +41,9 @@ let package = Package(
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
-        .testTarget(name: "AnnotationsTests", dependencies: ["Annotations", "VideoIO"]),
+        .testTarget(name: "AnnotationsTests", dependencies: [
+            "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
     ],

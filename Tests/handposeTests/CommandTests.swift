@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+import Datasets
+import Synthesis
+import VideoIO
+
+/// The command-line tool end to end: exit codes, resumable extraction, broken inputs, rendering.
+final class CommandTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    /// Runs the built `handpose` with `arguments`; returns exit code and standard output + error.
+    func handpose(_ arguments: [String]) throws -> (Int32, String) {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.currentDirectoryURL = Self.root
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+
+    func models() throws -> String {
+        let m = Self.root.appendingPathComponent("Models")
+        guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
+            print("SKIP: models absent; run `make setup`")
+            throw XCTSkip("models absent")
+        }
+        return m.path
+    }
+
+    func testExtractReportsBrokenFilesResumesAndOverwrites() throws {
+        let models = try models()
+        let clips = dir.appendingPathComponent("clips")
+        var s = SynthSettings()
+        s.perClass = 1; s.seconds = 0.5; s.montages = 0; s.posesPerClass = 0
+        try SyntheticDataset.generate(s, to: clips, tool: .init(name: "handpose", version: "test"))
+        try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: clips.appendingPathComponent("actions/broken.mp4"))
+        let out = dir.appendingPathComponent("out").path
+        let (code, text) = try handpose(["extract", clips.appendingPathComponent("actions").path, "-o", out, "--models", models, "--jobs", "2"])
+        XCTAssertEqual(code, 1, text)
+        XCTAssertTrue(text.contains("broken.mp4"), text)
+        XCTAssertTrue(text.contains("7 done, 0 skipped, 1 failed"), text)
+        let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        XCTAssertEqual(written.count, 7, "\(written)")
+        XCTAssertFalse(written.contains { $0.contains("broken") || $0.contains("partial") || $0.hasPrefix(".") })
+        let file = try KeypointFile.load(URL(fileURLWithPath: out).appendingPathComponent("wave_0.mp4.hands.json"))
+        XCTAssertEqual(file.frames.count, try VideoReader(url: clips.appendingPathComponent("actions/wave_0.mp4")).info.frameCount)
+        XCTAssertEqual(file.models?.count, 2)
+        // Second run: everything up to date is skipped; --overwrite redoes it.
+        let (_, again) = try handpose(["extract", clips.appendingPathComponent("actions").path, "-o", out, "--models", models])
+        XCTAssertTrue(again.contains("0 done, 7 skipped, 1 failed"), again)
+        let (_, forced) = try handpose(["extract", clips.appendingPathComponent("actions/wave_0.mp4").path, "-o", out, "--models", models, "--overwrite"])
+        XCTAssertTrue(forced.contains("1 done, 0 skipped, 0 failed"), forced)
+    }
+
+    func testRenderSheetGridAndMismatchRefusal() throws {
+        let models = try models()
+        var s = SynthSettings()
+        s.perClass = 1; s.seconds = 0.5; s.montages = 0; s.posesPerClass = 0; s.width = 160; s.height = 120
+        try SyntheticDataset.generate(s, to: dir, tool: .init(name: "handpose", version: "test"))
+        let clip = dir.appendingPathComponent("actions/wave_0.mp4").path
+        let truth = clip + ".truth.hands.json"
+        let sheet = dir.appendingPathComponent("sheet.png").path
+        let (code, text) = try handpose(["render", clip, "--keypoints", truth, "--sheet", "--sheet-frames", "6", "-o", sheet])
+        XCTAssertEqual(code, 0, text)
+        let info = try VideoReader(url: URL(fileURLWithPath: sheet)).info
+        // 6 tiles: 3 columns x 2 rows of 320 x 240 with 4-pixel gutters.
+        XCTAssertEqual(info.width, 3 * 320 + 4 * 4)
+        XCTAssertEqual(info.height, 2 * 240 + 3 * 4)
+        _ = models
+        let other = dir.appendingPathComponent("actions/grab_0.mp4").path + ".truth.hands.json"
+        var shifted = try KeypointFile.load(URL(fileURLWithPath: other))
+        shifted.frames.removeLast()
+        let bad = dir.appendingPathComponent("short.hands.json")
+        try shifted.write(to: bad)
+        let (badCode, badText) = try handpose(["render", clip, "--keypoints", bad.path, "-o", dir.appendingPathComponent("x.mp4").path])
+        XCTAssertNotEqual(badCode, 0)
+        XCTAssertTrue(badText.contains("keypoints of another clip?"), badText)
+    }
+
+    func testValidateExitCodes() throws {
+        let (clean, _) = try handpose(["validate", "Annotations/times.csv", "--root", "Samples"])
+        XCTAssertEqual(clean, 0)
+        let broken = dir.appendingPathComponent("b.csv")
+        try Data("video,label,start,end\nmissing.mp4,wave,2,1\n".utf8).write(to: broken)
+        let (code, text) = try handpose(["validate", broken.path])
+        XCTAssertEqual(code, 2)
+        XCTAssertTrue(text.contains("b.csv:2:4: error: start 2.000s is not before end 1.000s"), text)
+        let warn = dir.appendingPathComponent("w.csv")
+        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Samples/actions/wave_0.mp4"), to: dir.appendingPathComponent("wave.mp4"))
+        try Data("video,label\nwave.mp4,wave\n".utf8).write(to: warn)
+        XCTAssertEqual(try handpose(["validate", warn.path]).0, 0)
+        XCTAssertEqual(try handpose(["validate", warn.path, "--strict"]).0, 1)
+    }
+}

@@ -51,8 +51,9 @@ run: build
 # package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.
 bench: build bench-setup
 	$(BIN) bench models --runs 30 --reference $(PY)
-	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(PY); \
-	else echo "bench extract skipped: ../shared/corpus/clips is absent"; fi
+	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(PY) && \
+	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
+	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
 
 bench-setup: venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless

@@ -48,6 +48,10 @@ public struct Example {
     public var frames: [[HandSample?]]
     public var manifest: [String: Any]
     public var clip: String
+
+    public init(label: Int, frames: [[HandSample?]], manifest: [String: Any], clip: String) {
+        self.label = label; self.frames = frames; self.manifest = manifest; self.clip = clip
+    }
 }
 
 /// Builds examples and writes them as NumPy arrays with a manifest.

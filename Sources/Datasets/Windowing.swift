@@ -22,6 +22,10 @@ public struct HandSample: Sendable, Equatable {
     public var joints: [SIMD3<Float>]
     public var confidence: Float
     public var chirality: Chirality
+
+    public init(joints: [SIMD3<Float>], confidence: Float, chirality: Chirality) {
+        self.joints = joints; self.confidence = confidence; self.chirality = chirality
+    }
 }
 
 /// A resampled track: per output frame and hand slot, a sample or nil (no hand), and the source frame times used.

@@ -146,3 +146,62 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, output)
     }
 }
+
+final class AugmentationAndFormatTests: XCTestCase {
+    func sample(_ x: Float) -> HandSample {
+        HandSample(joints: Array(repeating: SIMD3(x, 0.5, 0), count: 21), confidence: 1, chirality: .right)
+    }
+
+    func testScaleTranslateStretchAndParsing() throws {
+        XCTAssertEqual(try Augmentation.parse("flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2").count, 6)
+        XCTAssertThrowsError(try Augmentation.parse("spin=3"))
+        XCTAssertThrowsError(try Augmentation.parse("rotate=abc"))
+        let frames: [[HandSample?]] = (0..<10).map { [sample(0.3 + 0.01 * Float($0))] }
+        let base = Example(label: 0, frames: frames, manifest: ["window_index": 0], clip: "c")
+        for (aug, key) in [(Augmentation.scale(fraction: 0.2), "scale"), (.translate(fraction: 0.1), "translate_x"), (.stretch(fraction: 0.3), "speed")] {
+            let out = ExampleBuilder.augment([base], with: [aug], copies: 1, seed: 4)
+            let drawn = try XCTUnwrap((out[1].manifest["augmentation"] as? [String: Double])?[key], "\(aug)")
+            let x0 = out[1].frames[0][0]!.joints[0].x, x9 = out[1].frames[9][0]!.joints[0].x
+            switch aug {
+            case .scale: XCTAssertEqual(Double(x0), (0.3 - 0.5) * drawn + 0.5, accuracy: 1e-5)
+            case .translate: XCTAssertEqual(Double(x0), 0.3 + drawn, accuracy: 1e-5)
+            default:
+                // Frame 9 plays source position min(9 * speed, 9).
+                XCTAssertEqual(Double(x9), 0.3 + 0.01 * min(9 * drawn, 9), accuracy: 1e-5)
+                XCTAssertEqual(x0, 0.3, accuracy: 1e-6)
+            }
+        }
+    }
+
+    func testNPZAndCSVFormats() throws {
+        let frames: [[HandSample?]] = (0..<4).map { _ in [sample(0.25)] }
+        let examples = [Example(label: 1, frames: frames, manifest: [:], clip: "a"), Example(label: 0, frames: frames, manifest: [:], clip: "b")]
+        var settings = ExportSettings()
+        settings.window = 4
+        settings.layout = .ntjc
+        settings.features = .xyzc
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fmt-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try TrainingSet.write(examples, classes: ["a", "b"], frames: 4, slots: 1, settings: settings, format: .npz, to: dir)
+        try TrainingSet.write(examples, classes: ["a", "b"], frames: 4, slots: 1, settings: settings, format: .csv, to: dir)
+        let script = """
+        import numpy as np, sys
+        d = np.load(sys.argv[1] + '/data.npz')
+        assert d['X'].shape == (2, 4, 21, 4) and d['X'].dtype == np.float32, d['X'].shape
+        assert list(d['y']) == [1, 0] and d['mask'].shape == (2, 4)
+        assert abs(d['X'][0, 0, 0, 0] - 0.25) < 1e-6 and abs(d['X'][0, 0, 0, 1] - 0.5) < 1e-6 and d['X'][0, 0, 0, 3] == 1
+        rows = np.loadtxt(sys.argv[1] + '/keypoints.csv', delimiter=',')
+        assert rows.shape == (2, 1 + 4 * 21 * 4) and rows[0, 0] == 1
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script, dir.path]
+        let pipe = Pipe()
+        p.standardError = pipe
+        try p.run()
+        p.waitUntilExit()
+        let err = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if err.contains("No module named 'numpy'") { throw XCTSkip("NumPy is not installed for python3") }
+        XCTAssertEqual(p.terminationStatus, 0, err)
+    }
+}

@@ -102,7 +102,6 @@ final class ExportTests: XCTestCase {
     }
 
     func testWrittenArraysLoadInNumPy() throws {
-        let python = "/usr/bin/env"
         let f = file(times: (0..<40).map { Double($0) / 25 }, x: { Float(0.1 + 0.1 * $0) }, present: { $0 != 5 })
         let segment = Segment(video: URL(fileURLWithPath: "/x/fixture.mp4"), videoPath: "fixture.mp4", label: "wave", start: 0, end: 1.6, source: "a.csv", line: 2)
         var settings = ExportSettings()
@@ -133,18 +132,26 @@ final class ExportTests: XCTestCase {
         assert json.load(open(d + '/classes.json')) == ['Background', 'wave']
         print('numpy ok')
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["python3", "-c", script, dir.path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        p.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if output.contains("No module named 'numpy'") { throw XCTSkip("NumPy is not installed for python3") }
-        XCTAssertEqual(p.terminationStatus, 0, output)
+        try checkWithNumPy(script, dir)
     }
+}
+
+/// Runs a Python script (argument: `dir`) that loads the written arrays with NumPy and asserts on them.
+func checkWithNumPy(_ script: String, _ dir: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script, dir.path]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = pipe
+    try p.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    if output.contains("No module named 'numpy'") {
+        print("SKIP: NumPy is not installed for python3")
+        throw XCTSkip("NumPy is not installed for python3")
+    }
+    XCTAssertEqual(p.terminationStatus, 0, output, file: file, line: line)
 }
 
 final class AugmentationAndFormatTests: XCTestCase {
@@ -193,15 +200,6 @@ final class AugmentationAndFormatTests: XCTestCase {
         rows = np.loadtxt(sys.argv[1] + '/keypoints.csv', delimiter=',')
         assert rows.shape == (2, 1 + 4 * 21 * 4) and rows[0, 0] == 1
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, dir.path]
-        let pipe = Pipe()
-        p.standardError = pipe
-        try p.run()
-        p.waitUntilExit()
-        let err = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if err.contains("No module named 'numpy'") { throw XCTSkip("NumPy is not installed for python3") }
-        XCTAssertEqual(p.terminationStatus, 0, err)
+        try checkWithNumPy(script, dir)
     }
 }

@@ -39,7 +39,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),

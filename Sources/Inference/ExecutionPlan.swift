@@ -64,7 +64,7 @@ public final class ExecutionPlan {
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.run(ctx)
-            return ("\(step)", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            return (step.description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
     }
 
@@ -131,10 +131,13 @@ protocol Step {
     var writes: [Int] { get }
     var scratchCount: Int { get }
     var multiplyAdds: Int { get }
+    var description: String { get }
     func run(_ ctx: RunContext)
 }
 
 extension Step {
     var scratchCount: Int { 0 }
     var multiplyAdds: Int { 0 }
+    /// What the profile prints: the kernel, its shapes and options.
+    var description: String { String(describing: type(of: self)) }
 }

@@ -12,6 +12,10 @@ struct ConvStep: Step {
     var writes: [Int] { [output] }
     var scratchCount: Int { conv.scratchCount }
     var multiplyAdds: Int { conv.output.h * conv.output.w * conv.weights.k * conv.output.c }
+    var description: String {
+        let w = conv.window
+        return "conv \(w.kh)x\(w.kw)/\(w.sh) \(conv.input) -> \(conv.output) \(activation)" + (residual == nil ? "" : " +residual")
+    }
 
     func run(_ ctx: RunContext) {
         var e = Epilogue(activation: activation)
@@ -30,6 +34,10 @@ struct DepthwiseStep: Step {
     let conv: DepthwiseConv2D
     let input: Int, output: Int
     var multiplyAdds: Int { conv.output.count * conv.window.kh * conv.window.kw }
+    var description: String {
+        let w = conv.window
+        return "depthwise \(w.kh)x\(w.kw)/\(w.sh) \(conv.input) -> \(conv.output) \(conv.activation)"
+    }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
 

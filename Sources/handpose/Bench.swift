@@ -131,7 +131,7 @@ struct BenchProfile: ParsableCommand {
         let all = totals.values.reduce(0, +)
         print(String(format: "total %.2f ms over %d steps", all, order.count))
         for k in order.sorted(by: { totals[$0]! > totals[$1]! }).prefix(top) {
-            print(String(format: "%7.3f ms  %@", totals[k]!, k))
+            print(String(format: "%7.3f ms %5.1f%%  %@", totals[k]!, 100 * totals[k]! / all, k))
         }
     }
 }

@@ -90,6 +90,7 @@ final class KernelTests: XCTestCase {
         let cases: [(HWC, Int, Int, Padding)] = [
             (HWC(12, 12, 32), 5, 1, .same), (HWC(12, 11, 24), 5, 2, .same), (HWC(7, 9, 13), 3, 1, .same),
             (HWC(8, 8, 8), 3, 2, .valid), (HWC(3, 17, 20), 5, 1, .same), (HWC(2, 2, 9), 3, 1, .same),
+            (HWC(6, 13, 48), 3, 1, .same), (HWC(9, 15, 40), 5, 2, .same), (HWC(5, 10, 16), 5, 1, .valid),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

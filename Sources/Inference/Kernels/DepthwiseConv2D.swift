@@ -28,101 +28,28 @@ public final class DepthwiseConv2D {
         // Output columns whose whole window lies inside the input.
         let oxFirst = min(outW, (window.padLeft + sw - 1) / sw)
         let oxEnd = max(oxFirst, min(outW, (inW - (kw - 1) &* dw + window.padLeft - 1) / sw + 1))
-        let pixelStep: Int = sw &* c, tapStep: Int = dw &* c
-        let twoSteps: Int = 2 &* pixelStep, threeSteps: Int = 3 &* pixelStep
-        let twoC: Int = 2 &* c, threeC: Int = 3 &* c
+        let tapStep: Int = dw &* c
         for oy in rows {
             let iy0 = oy &* sh &- window.padTop
             let kyLo = max(0, (-iy0 + dh - 1) / dh)
             let kyHi = max(kyLo, min(kh, (inH - iy0 + dh - 1) / dh))
             let rowOffset: Int = oy &* outW &* c
             let outRow = y + rowOffset
+            let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, vecC: vecC, inW: inW, sw: sw, dh: dh,
+                                tapStep: tapStep, padLeft: window.padLeft, iy0: iy0, kyLo: kyLo, kyHi: kyHi,
+                                activation: activation)
             // Left and right borders: one pixel at a time with clipped taps.
             for ox in 0..<outW where ox < oxFirst || ox >= oxEnd {
                 let ix0 = ox &* sw &- window.padLeft
                 let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
-                var ch = 0
-                // Four channel blocks at once: independent accumulators instead of one FMA chain.
-                while ch + 32 <= vecC {
-                    var a0 = load8(b + ch), a1 = load8(b + ch + 8), a2 = load8(b + ch + 16), a3 = load8(b + ch + 24)
-                    for ky in kyLo..<kyHi {
-                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
-                        let wOffset: Int = ky &* kw &* c &+ ch
-                        for kx in kxLo..<kxHi {
-                            let i: Int = inOffset &+ kx &* tapStep, j: Int = wOffset &+ kx &* c
-                            let xp = x + i, wp = w + j
-                            a0 = fma8(a0, load8(xp), load8(wp))
-                            a1 = fma8(a1, load8(xp + 8), load8(wp + 8))
-                            a2 = fma8(a2, load8(xp + 16), load8(wp + 16))
-                            a3 = fma8(a3, load8(xp + 24), load8(wp + 24))
-                        }
-                    }
-                    let o = outRow + (ox &* c &+ ch)
-                    store8(activation.apply(a0), o)
-                    store8(activation.apply(a1), o + 8)
-                    store8(activation.apply(a2), o + 16)
-                    store8(activation.apply(a3), o + 24)
-                    ch += 32
-                }
-                while ch < vecC {
-                    var acc = load8(b + ch)
-                    for ky in kyLo..<kyHi {
-                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
-                        let wOffset: Int = ky &* kw &* c &+ ch
-                        for kx in kxLo..<kxHi {
-                            let i: Int = inOffset &+ kx &* tapStep, j: Int = wOffset &+ kx &* c
-                            acc = fma8(acc, load8(x + i), load8(w + j))
-                        }
-                    }
-                    let o: Int = ox &* c &+ ch
-                    store8(activation.apply(acc), outRow + o)
-                    ch += 8
-                }
+                row.pixel(ox, taps: kxLo..<kxHi, kw: kw)
             }
-            // Interior: four pixels share each weight load (pixel groups outside, channel blocks
-            // inside, so the cache lines of one pixel serve all its channel blocks).
-            var ox = oxFirst
-            while ox < oxEnd {
-                let group = min(4, oxEnd - ox)
-                let ix0 = ox &* sw &- window.padLeft
-                var ch = 0
-                while ch < vecC {
-                    let bv = load8(b + ch)
-                    var a0 = bv, a1 = bv, a2 = bv, a3 = bv
-                    for ky in kyLo..<kyHi {
-                        let inOffset: Int = ((iy0 &+ ky &* dh) &* inW &+ ix0) &* c &+ ch
-                        let wOffset: Int = ky &* kw &* c &+ ch
-                        var p = x + inOffset
-                        var q = w + wOffset
-                        if group == 4 {
-                            for _ in 0..<kw {
-                                let wv = load8(q)
-                                a0 = fma8(a0, load8(p), wv)
-                                a1 = fma8(a1, load8(p + pixelStep), wv)
-                                a2 = fma8(a2, load8(p + twoSteps), wv)
-                                a3 = fma8(a3, load8(p + threeSteps), wv)
-                                p += tapStep
-                                q += c
-                            }
-                        } else {
-                            for _ in 0..<kw {
-                                a0 = fma8(a0, load8(p), load8(q))
-                                p += tapStep
-                                q += c
-                            }
-                        }
-                    }
-                    let offset: Int = ox &* c &+ ch
-                    let o = outRow + offset
-                    store8(activation.apply(a0), o)
-                    if group == 4 {
-                        store8(activation.apply(a1), o + c)
-                        store8(activation.apply(a2), o + twoC)
-                        store8(activation.apply(a3), o + threeC)
-                    }
-                    ch += 8
-                }
-                ox += group == 4 ? 4 : 1
+            // Interior: whole windows, so no clipping. Specialised for the models' 3x3 and 5x5
+            // kernels so the tap loop unrolls.
+            switch kw {
+            case 3: row.interior(kw: 3, from: oxFirst, to: oxEnd)
+            case 5: row.interior(kw: 5, from: oxFirst, to: oxEnd)
+            default: row.interior(kw: kw, from: oxFirst, to: oxEnd)
             }
             var ch = vecC
             // Channels past the last multiple of eight.
@@ -140,6 +67,137 @@ public final class DepthwiseConv2D {
                 }
                 ch += 1
             }
+        }
+    }
+}
+
+/// One output row of the first `vecC` channels. Interior pixels go four at a time, sharing each
+/// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
+/// all its channel blocks); border pixels and leftovers go one at a time, four channel blocks at
+/// once for independent accumulators. With AVX-512, sixteen channels per vector, then eight.
+private struct RowKernel {
+    let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
+    let outRow: UnsafeMutablePointer<Float>
+    let c: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
+    let iy0: Int, kyLo: Int, kyHi: Int
+    let activation: Activation
+
+    @inline(__always)
+    func interior(kw: Int, from oxFirst: Int, to oxEnd: Int) {
+        let pixelStep: Int = sw &* c
+        var ox = oxFirst
+        while ox + 4 <= oxEnd {
+            let inBase: Int = (iy0 &* inW &+ ox &* sw &- padLeft) &* c
+            let o = outRow + ox &* c
+            var ch = 0
+            #if HANDPOSE_AVX512
+            while ch &+ 16 <= vecC {
+                let bv = load16(b + ch)
+                var a0 = bv, a1 = bv, a2 = bv, a3 = bv
+                for ky in kyLo..<kyHi {
+                    var p = x + (inBase &+ ky &* dh &* inW &* c &+ ch)
+                    var q = w + (ky &* kw &* c &+ ch)
+                    for _ in 0..<kw {
+                        let wv = load16(q)
+                        a0 = fma16(a0, load16(p), wv)
+                        a1 = fma16(a1, load16(p + pixelStep), wv)
+                        a2 = fma16(a2, load16(p + 2 &* pixelStep), wv)
+                        a3 = fma16(a3, load16(p + 3 &* pixelStep), wv)
+                        p += tapStep
+                        q += c
+                    }
+                }
+                store16(activation.apply(a0), o + ch)
+                store16(activation.apply(a1), o + (c &+ ch))
+                store16(activation.apply(a2), o + (2 &* c &+ ch))
+                store16(activation.apply(a3), o + (3 &* c &+ ch))
+                ch &+= 16
+            }
+            #endif
+            while ch < vecC {
+                let bv = load8(b + ch)
+                var a0 = bv, a1 = bv, a2 = bv, a3 = bv
+                for ky in kyLo..<kyHi {
+                    var p = x + (inBase &+ ky &* dh &* inW &* c &+ ch)
+                    var q = w + (ky &* kw &* c &+ ch)
+                    for _ in 0..<kw {
+                        let wv = load8(q)
+                        a0 = fma8(a0, load8(p), wv)
+                        a1 = fma8(a1, load8(p + pixelStep), wv)
+                        a2 = fma8(a2, load8(p + 2 &* pixelStep), wv)
+                        a3 = fma8(a3, load8(p + 3 &* pixelStep), wv)
+                        p += tapStep
+                        q += c
+                    }
+                }
+                store8(activation.apply(a0), o + ch)
+                store8(activation.apply(a1), o + (c &+ ch))
+                store8(activation.apply(a2), o + (2 &* c &+ ch))
+                store8(activation.apply(a3), o + (3 &* c &+ ch))
+                ch &+= 8
+            }
+            ox &+= 4
+        }
+        while ox < oxEnd {
+            pixel(ox, taps: 0..<kw, kw: kw)
+            ox &+= 1
+        }
+    }
+
+    /// Output pixel `ox` from kernel columns `taps` (the ones inside the input).
+    @inline(__always)
+    func pixel(_ ox: Int, taps: Range<Int>, kw: Int) {
+        let inBase: Int = (iy0 &* inW &+ ox &* sw &- padLeft) &* c
+        let o = outRow + ox &* c
+        var ch = 0
+        #if HANDPOSE_AVX512
+        while ch &+ 64 <= vecC {
+            var a0 = load16(b + ch), a1 = load16(b + (ch &+ 16)), a2 = load16(b + (ch &+ 32)), a3 = load16(b + (ch &+ 48))
+            for ky in kyLo..<kyHi {
+                let inRow: Int = inBase &+ ky &* dh &* inW &* c &+ ch, wRow: Int = ky &* kw &* c &+ ch
+                for kx in taps {
+                    let p = x + (inRow &+ kx &* tapStep), q = w + (wRow &+ kx &* c)
+                    a0 = fma16(a0, load16(p), load16(q))
+                    a1 = fma16(a1, load16(p + 16), load16(q + 16))
+                    a2 = fma16(a2, load16(p + 32), load16(q + 32))
+                    a3 = fma16(a3, load16(p + 48), load16(q + 48))
+                }
+            }
+            store16(activation.apply(a0), o + ch)
+            store16(activation.apply(a1), o + (ch &+ 16))
+            store16(activation.apply(a2), o + (ch &+ 32))
+            store16(activation.apply(a3), o + (ch &+ 48))
+            ch &+= 64
+        }
+        #endif
+        while ch &+ 32 <= vecC {
+            var a0 = load8(b + ch), a1 = load8(b + (ch &+ 8)), a2 = load8(b + (ch &+ 16)), a3 = load8(b + (ch &+ 24))
+            for ky in kyLo..<kyHi {
+                let inRow: Int = inBase &+ ky &* dh &* inW &* c &+ ch, wRow: Int = ky &* kw &* c &+ ch
+                for kx in taps {
+                    let p = x + (inRow &+ kx &* tapStep), q = w + (wRow &+ kx &* c)
+                    a0 = fma8(a0, load8(p), load8(q))
+                    a1 = fma8(a1, load8(p + 8), load8(q + 8))
+                    a2 = fma8(a2, load8(p + 16), load8(q + 16))
+                    a3 = fma8(a3, load8(p + 24), load8(q + 24))
+                }
+            }
+            store8(activation.apply(a0), o + ch)
+            store8(activation.apply(a1), o + (ch &+ 8))
+            store8(activation.apply(a2), o + (ch &+ 16))
+            store8(activation.apply(a3), o + (ch &+ 24))
+            ch &+= 32
+        }
+        while ch < vecC {
+            var acc = load8(b + ch)
+            for ky in kyLo..<kyHi {
+                let inRow: Int = inBase &+ ky &* dh &* inW &* c &+ ch, wRow: Int = ky &* kw &* c &+ ch
+                for kx in taps {
+                    acc = fma8(acc, load8(x + (inRow &+ kx &* tapStep)), load8(w + (wRow &+ kx &* c)))
+                }
+            }
+            store8(activation.apply(acc), o + ch)
+            ch &+= 8
         }
     }
 }

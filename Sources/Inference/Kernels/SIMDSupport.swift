@@ -18,6 +18,33 @@ func fma8(_ acc: Float8, _ a: Float8, _ b: Float8) -> Float8 {
 func fma16(_ acc: SIMD16<Float>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
     acc.addingProduct(a, b)
 }
+
+@inline(__always)
+func load16(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
+}
+
+/// 16-float store: one vector move at 64-byte aligned addresses, else two 8-float stores.
+@inline(__always)
+func store16(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
+    if Int(bitPattern: p) & 63 == 0 {
+        p.withMemoryRebound(to: SIMD16<Float>.self, capacity: 1) { $0.pointee = v }
+    } else {
+        store8(v.lowHalf, p)
+        store8(v.highHalf, p + 8)
+    }
+}
+
+extension Activation {
+    @inline(__always)
+    func apply(_ v: SIMD16<Float>) -> SIMD16<Float> {
+        if self == .none { return v }
+        if self == .relu { return v.replacing(with: 0, where: v .< 0) }
+        if self == .relu6 { return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6) }
+        if self == .reluN1To1 { return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1) }
+        return v
+    }
+}
 #endif
 
 @inline(__always)

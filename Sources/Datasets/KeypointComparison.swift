@@ -1,4 +1,5 @@
 import Foundation
+import HandLandmarks
 
 /// Agreement between two keypoint files of one clip (ours against MediaPipe's reference, or two runs):
 /// frames matched by index, hands within a frame by the smallest mean landmark distance, deviation
@@ -15,10 +16,21 @@ public struct KeypointComparison: Sendable {
     /// Hands found by exactly one side.
     public var handsOnlyInA = 0
     public var handsOnlyInB = 0
+    /// Frames in which a file reports one hand twice (MediaPipe Tasks' duplicate rule), as
+    /// MediaPipe's legacy solution sometimes does.
+    public var framesWithHandTwiceInA = 0
+    public var framesWithHandTwiceInB = 0
+    /// Frames in which neither file reports a hand twice, and those of them agreeing on the count.
+    public var framesWithoutTwice = 0
+    public var framesWithoutTwiceAgreeingOnCount = 0
 
     public init() {}
 
     public var countAgreement: Double { frames == 0 ? 0 : Double(framesAgreeingOnCount) / Double(frames) }
+    /// Count agreement over the frames in which neither file reports a hand twice.
+    public var countAgreementWithoutTwice: Double {
+        framesWithoutTwice == 0 ? 0 : Double(framesWithoutTwiceAgreeingOnCount) / Double(framesWithoutTwice)
+    }
     public var chiralityAgreement: Double { matchedHands == 0 ? 0 : Double(chiralityAgreements) / Double(matchedHands) }
     public var meanDeviation: Double { deviations.isEmpty ? 0 : deviations.reduce(0, +) / Double(deviations.count) }
     public var p95Deviation: Double {
@@ -32,6 +44,19 @@ public struct KeypointComparison: Sendable {
         matchedHands += o.matchedHands; chiralityAgreements += o.chiralityAgreements
         deviations += o.deviations; unmatchedFrames += o.unmatchedFrames
         handsOnlyInA += o.handsOnlyInA; handsOnlyInB += o.handsOnlyInB
+        framesWithHandTwiceInA += o.framesWithHandTwiceInA; framesWithHandTwiceInB += o.framesWithHandTwiceInB
+        framesWithoutTwice += o.framesWithoutTwice; framesWithoutTwiceAgreeingOnCount += o.framesWithoutTwiceAgreeingOnCount
+    }
+
+    /// Whether some hand of `hands` is another one found twice.
+    static func reportsHandTwice(_ hands: [KeypointFile.Hand], width: Int, height: Int) -> Bool {
+        let points = hands.map { $0.landmarks.map { Point3($0.count > 0 ? $0[0] : 0, $0.count > 1 ? $0[1] : 0, 0) } }
+        for i in points.indices {
+            for j in points.indices where j > i {
+                if HandTracker.sameHand(points[i], points[j], imageWidth: width, imageHeight: height) { return true }
+            }
+        }
+        return false
     }
 
     /// Compares `a` with `b` (the reference). Sizes must agree.
@@ -47,6 +72,13 @@ public struct KeypointComparison: Sendable {
             guard let fb = framesB[fa.i] else { continue }
             result.frames += 1
             if fa.hands.count == fb.hands.count { result.framesAgreeingOnCount += 1 }
+            let twiceA = reportsHandTwice(fa.hands, width: W, height: H), twiceB = reportsHandTwice(fb.hands, width: W, height: H)
+            if twiceA { result.framesWithHandTwiceInA += 1 }
+            if twiceB { result.framesWithHandTwiceInB += 1 }
+            if !twiceA && !twiceB {
+                result.framesWithoutTwice += 1
+                if fa.hands.count == fb.hands.count { result.framesWithoutTwiceAgreeingOnCount += 1 }
+            }
             for (ha, hb) in match(fa.hands, fb.hands, width: W, height: H) {
                 result.matchedHands += 1
                 if ha.chirality == hb.chirality { result.chiralityAgreements += 1 }

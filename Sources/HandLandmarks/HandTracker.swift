@@ -16,9 +16,19 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public var mirrored = false
     /// One-Euro smoothing of landmarks over time (video mode).
     public var smoothing = false
-    /// Keep hands found twice (a palm detection beside the tracked region of the same hand), as
-    /// MediaPipe's legacy `mp.solutions.hands` does; by default they are merged as MediaPipe Tasks does.
-    public var keepDuplicates = false
+    /// Whose rules join new palms to tracked hands and merge hands found twice.
+    public var rules: Rules = .tasks
+
+    /// MediaPipe Tasks' HandLandmarker (the default), or the legacy `mp.solutions.hands` solution
+    /// (for parity with outputs it made, such as the corpus references).
+    public enum Rules: String, Codable, Sendable, CaseIterable {
+        /// Tracked hands are kept; a new palm joins only if its region overlaps none of them (IoU at
+        /// most 0.5); a hand found twice is merged (`removeDuplicates`).
+        case tasks
+        /// Each later region (tracked ones come after new palms) removes earlier ones it overlaps
+        /// with IoU > 0.5; a hand found twice is reported twice.
+        case legacy
+    }
 
     public init() {}
 }
@@ -56,7 +66,8 @@ public final class HandTracker {
             palmRegions = try palms.detect(frame).prefix(options.maxHands)
                 .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H) }
         }
-        let regions = Self.associate(palmRegions + previous)
+        let regions = options.rules == .tasks ? Self.associate(tracked: previous, palms: palmRegions)
+                                              : Self.associateLegacy(palmRegions + previous)
         var hands: [HandObservation] = []
         for region in regions {
             let r = try landmarker.estimate(frame, region: region)
@@ -68,16 +79,26 @@ public final class HandTracker {
             hands.append(HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
                                          landmarks: r.landmarks, world: r.world, region: region))
         }
-        if !options.keepDuplicates { hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H) }
+        if options.rules == .tasks { hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H) }
         if options.smoothing && options.mode == .video { smooth(&hands, time: time) }
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
         return hands
     }
 
-    /// MediaPipe's AssociationNormRectCalculator (min_similarity_threshold 0.5): regions are added in
-    /// order (palm regions, then tracked ones) and each removes any earlier region whose axis-aligned IoU
-    /// with it exceeds 0.5, so tracked hands win over new palms and two tracked regions of one hand merge.
-    static func associate(_ candidates: [RegionOfInterest]) -> [RegionOfInterest] {
+    /// MediaPipe Tasks' HandAssociationCalculator (min_similarity_threshold 0.5): every tracked region
+    /// is kept, first; each new palm region follows unless its axis-aligned IoU with a region already
+    /// kept exceeds 0.5.
+    public static func associate(tracked: [RegionOfInterest], palms: [RegionOfInterest]) -> [RegionOfInterest] {
+        var kept = tracked
+        for p in palms where !kept.contains(where: { $0.bounds.iou(p.bounds) > 0.5 }) { kept.append(p) }
+        return kept
+    }
+
+    /// The legacy solution's AssociationNormRectCalculator (min_similarity_threshold 0.5): regions are
+    /// added in order (palm regions, then tracked ones) and each removes any earlier region whose
+    /// axis-aligned IoU with it exceeds 0.5, so tracked hands win over new palms and two tracked
+    /// regions of one hand merge.
+    public static func associateLegacy(_ candidates: [RegionOfInterest]) -> [RegionOfInterest] {
         var kept: [RegionOfInterest] = []
         for r in candidates {
             kept.removeAll { $0.bounds.iou(r.bounds) > 0.5 }
@@ -86,30 +107,33 @@ public final class HandTracker {
         return kept
     }
 
-    /// MediaPipe Tasks' duplicate rule: two hands are one when at least 10 of 21 landmarks lie within
-    /// 0.2 x the baseline (the smaller hand's bounding-box diagonal... here its palm size, wrist to
-    /// middle MCP, in pixels) of each other and their landmark boxes overlap with IoU > 0.2; the more
-    /// present one is kept.
-    static func removeDuplicates(_ hands: [HandObservation], imageWidth: Int, imageHeight: Int) -> [HandObservation] {
-        let scale = SIMD2(Float(imageWidth), Float(imageHeight))
-        func box(_ h: HandObservation) -> Box {
-            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
-            for p in h.landmarks { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
-            return Box(xMin: lo.x, yMin: lo.y, xMax: hi.x, yMax: hi.y)
-        }
+    /// MediaPipe Tasks' duplicate rule (hand_landmarks_deduplication_calculator): in order, a hand is
+    /// dropped when it is `sameHand` as a hand already kept.
+    public static func removeDuplicates(_ hands: [HandObservation], imageWidth: Int, imageHeight: Int) -> [HandObservation] {
         var kept: [HandObservation] = []
-        for h in hands.sorted(by: { $0.presence > $1.presence }) {
-            let duplicate = kept.contains { k in
-                let b = box(k)
-                let baseline = ((SIMD2(b.xMax, b.yMax) - SIMD2(b.xMin, b.yMin)) * scale).squaredLength.squareRoot()
-                let close = zip(h.landmarks, k.landmarks).filter { a, c in
-                    ((SIMD2(a.x, a.y) - SIMD2(c.x, c.y)) * scale).squaredLength.squareRoot() < 0.2 * baseline
-                }.count
-                return close >= 10 && box(h).iou(b) > 0.2
-            }
-            if !duplicate { kept.append(h) }
+        for h in hands where !kept.contains(where: { sameHand($0.landmarks, h.landmarks, imageWidth: imageWidth, imageHeight: imageHeight) }) {
+            kept.append(h)
         }
         return kept
+    }
+
+    /// Whether two sets of 21 landmarks (normalised to a `imageWidth` x `imageHeight` frame) are one
+    /// hand found twice, by MediaPipe Tasks' rule: at least 10 landmarks closer than 0.2 x the larger
+    /// of the two baselines, and landmark boxes overlapping with IoU > 0.2. A hand's baseline is the
+    /// longest side of its palm triangle (wrist, index MCP, little MCP), in pixels.
+    public static func sameHand(_ a: [Point3], _ b: [Point3], imageWidth: Int, imageHeight: Int) -> Bool {
+        guard a.count == 21, b.count == 21 else { return false }
+        let scale = SIMD2(Float(imageWidth), Float(imageHeight))
+        func distance(_ p: Point3, _ q: Point3) -> Float { ((SIMD2(p.x, p.y) - SIMD2(q.x, q.y)) * scale).squaredLength.squareRoot() }
+        func baseline(_ l: [Point3]) -> Float { max(distance(l[0], l[5]), distance(l[5], l[17]), distance(l[17], l[0])) }
+        func box(_ l: [Point3]) -> Box {
+            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
+            for p in l { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
+            return Box(xMin: lo.x, yMin: lo.y, xMax: hi.x, yMax: hi.y)
+        }
+        let threshold = 0.2 * max(baseline(a), baseline(b))
+        let close = zip(a, b).filter { distance($0, $1) < threshold }.count
+        return close >= 10 && box(a).iou(box(b)) > 0.2
     }
 
     private func smooth(_ hands: inout [HandObservation], time: Double) {

@@ -6,7 +6,7 @@ import Foundation
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare keypoint files: hand count and chirality agreement, landmark deviation in palm sizes.",
-        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands."
+        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands. 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
     )
 
     @Argument(help: "Keypoint file or folder (ours).") var a: String
@@ -31,22 +31,29 @@ struct Compare: ParsableCommand {
             func obj(_ c: KeypointComparison) -> [String: Any] {
                 ["frames": c.frames, "count_agreement": c.countAgreement, "matched_hands": c.matchedHands,
                  "chirality_agreement": c.chiralityAgreement, "mean_deviation_palms": c.meanDeviation,
-                 "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB]
+                 "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
+                 "frames_with_hand_twice_in_a": c.framesWithHandTwiceInA, "frames_with_hand_twice_in_b": c.framesWithHandTwiceInB,
+                 "count_agreement_without_twice": c.countAgreementWithoutTwice]
             }
             var files: [String: Any] = [:]
             for (n, c) in rows { files[n] = obj(c) }
             let out: [String: Any] = ["files": files, "overall": obj(total), "errors": errors]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
         } else {
-            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "only A", "only B"]]
+            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "only A", "only B", "twice A", "twice B"]]
             func line(_ n: String, _ c: KeypointComparison) -> [String] {
                 [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
                  String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
-                 String(format: "%.4f", c.p95Deviation), "\(c.handsOnlyInA)", "\(c.handsOnlyInB)"]
+                 String(format: "%.4f", c.p95Deviation), "\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
+                 "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)"]
             }
             for (n, c) in rows { table.append(line(n, c)) }
             table.append(line("overall", total))
             print(Table.render(table))
+            if total.framesWithHandTwiceInA + total.framesWithHandTwiceInB > 0 {
+                print(String(format: "count agreement over the %d frames in which neither side reports a hand twice: %.1f%%",
+                             total.framesWithoutTwice, 100 * total.countAgreementWithoutTwice))
+            }
             for e in errors { print("error: \(e)") }
         }
         if !errors.isEmpty { throw ExitCode(1) }

@@ -46,8 +46,9 @@ struct Extract: ParsableCommand {
     @Flag(help: "Smooth landmarks over time (One-Euro filter, video mode).")
     var smooth = false
 
-    @Flag(help: "Keep a hand found twice in one frame, as MediaPipe's legacy Python solution does (for parity runs).")
-    var keepDuplicates = false
+    @Flag(help: ArgumentHelp("Follow MediaPipe's legacy Python solution (mp.solutions.hands) rather than MediaPipe Tasks: its rule for joining new palms to tracked hands, and a hand found twice in one frame reported twice.",
+                             discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
+    var legacy = false
 
     @Option(help: "Files processed at once (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -80,7 +81,7 @@ struct Extract: ParsableCommand {
         o.mode = mode.map { $0 == "image" ? .image : .video } ?? (still ? .image : .video)
         o.mirrored = mirrored
         o.smoothing = smooth
-        o.keepDuplicates = keepDuplicates
+        o.rules = legacy ? .legacy : .tasks
         return o
     }
 

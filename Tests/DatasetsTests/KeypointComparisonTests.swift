@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+import Datasets
+import HandLandmarks
+
+/// `handpose compare`'s figures on a hand-computed pair of files (100x100 frames).
+final class KeypointComparisonTests: XCTestCase {
+    /// Palm size (wrist to middle MCP) 53.85 px; palm triangle baseline 31.6 px.
+    func hand(dx: Float = 0, chirality: Chirality = .right) -> KeypointFile.Hand {
+        var points = (0..<21).map { j -> [Float] in [0.3 + Float(j % 5) * 0.1, 0.2 + Float(j / 5) * 0.1, 0] }
+        points[0] = [0.5, 0.8, 0]; points[5] = [0.4, 0.5, 0]; points[17] = [0.6, 0.5, 0]
+        return KeypointFile.Hand(chirality: chirality, handedness: chirality == .right ? 0.9 : 0.1, presence: 0.9,
+                                 landmarks: points.map { [$0[0] + dx / 100, $0[1], $0[2]] }, world: nil, region: nil)
+    }
+
+    func file(_ frames: [[KeypointFile.Hand]]) -> KeypointFile {
+        KeypointFile(source: "clip.mp4", width: 100, height: 100, fps: 10,
+                     frames: frames.enumerated().map { KeypointFile.Frame(i: $0.offset, t: Double($0.offset) / 10, hands: $0.element) },
+                     tool: nil, settings: nil, models: nil)
+    }
+
+    func testCountsChiralityDeviationAndHandsReportedTwice() throws {
+        let a = file([[hand(dx: 1)], [hand()], [hand(chirality: .left)], []])
+        let b = file([[hand()], [hand(), hand()], [hand()], [hand()]])
+        let c = try KeypointComparison.compare(a, b, path: "clip.mp4")
+        XCTAssertEqual(c.frames, 4)
+        XCTAssertEqual(c.countAgreement, 0.5)           // frames 0 and 2
+        XCTAssertEqual(c.matchedHands, 3)
+        XCTAssertEqual(c.chiralityAgreement, 2.0 / 3, accuracy: 1e-9)
+        XCTAssertEqual(c.meanDeviation, (1 / 53.851648) / 3, accuracy: 1e-5)
+        XCTAssertEqual(c.handsOnlyInA, 0)
+        XCTAssertEqual(c.handsOnlyInB, 2)
+        XCTAssertEqual(c.framesWithHandTwiceInA, 0)
+        XCTAssertEqual(c.framesWithHandTwiceInB, 1)     // frame 1
+        XCTAssertEqual(c.framesWithoutTwice, 3)
+        XCTAssertEqual(c.countAgreementWithoutTwice, 2.0 / 3, accuracy: 1e-9)
+    }
+
+    func testDifferentFrameSizesAreRefused() {
+        var b = file([[hand()]])
+        b.video.width = 200
+        XCTAssertThrowsError(try KeypointComparison.compare(file([[hand()]]), b, path: "clip.mp4"))
+    }
+}

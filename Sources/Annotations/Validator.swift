@@ -33,7 +33,7 @@ public struct Validator {
                     set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
                                                       missing ? "video '\(s.videoPath)' does not exist (looked for \(s.video.path))"
                                                               : "video '\(s.videoPath)' cannot be opened: \(e)",
-                                                      hint: missing ? "paths are relative to the annotation file's folder unless --root is given" : nil))
+                                                      hint: missing ? Self.missingFileHint(s.video) : nil))
                     continue
                 } catch {
                     unreadable.insert(s.video)
@@ -64,6 +64,17 @@ public struct Validator {
         }
         datasetChecks(&set)
         return facts
+    }
+
+    /// A file that differs only in letter case is what a macOS annotation (case-insensitive disk)
+    /// usually meant; otherwise, where paths are resolved from.
+    static func missingFileHint(_ url: URL) -> String {
+        let folder = url.deletingLastPathComponent(), name = url.lastPathComponent
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path),
+           let match = names.first(where: { $0.lowercased() == name.lowercased() }) {
+            return "did you mean '\(match)'? Paths are case-sensitive on Linux"
+        }
+        return "paths are relative to the annotation file's folder unless --root is given"
     }
 
     func datasetChecks(_ set: inout AnnotationSet) {

@@ -95,6 +95,12 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(find(set, "has 5 fields; the header has 4")?.line, 10)
     }
 
+    func testAPathInTheWrongCaseNamesTheFileOnDisk() {
+        let set = run("case.csv", "video,label,start,end\nClip.MP4,wave,0,1\nother.mp4,wave,0,1\n")
+        XCTAssertEqual(find(set, "video 'Clip.MP4' does not exist")?.hint, "did you mean 'clip.mp4'? Paths are case-sensitive on Linux")
+        XCTAssertEqual(find(set, "video 'other.mp4' does not exist")?.hint, "paths are relative to the annotation file's folder unless --root is given")
+    }
+
     func testEndWithinOneFrameIsAccepted() {
         let set = run("e.csv", "video,label,start,end\nclip.mp4,wave,0,3.05\nclip.mp4,Background,0,3\n")
         XCTAssertEqual(set.errors, [])

@@ -39,6 +39,8 @@ final class KernelTests: XCTestCase {
             (HWC(7, 9, 3), 5, 5, 2, .same), (HWC(8, 8, 3), 3, 3, 2, .same), (HWC(11, 6, 17), 1, 1, 1, .same),
             (HWC(5, 13, 24), 1, 1, 1, .valid), (HWC(9, 9, 5), 3, 3, 1, .valid), (HWC(6, 7, 8), 3, 3, 2, .valid),
             (HWC(1, 1, 33), 1, 1, 1, .same), (HWC(10, 3, 2), 5, 5, 1, .same),
+            // Few input channels (read in place): four-pixel groups, row ends, partial panels.
+            (HWC(12, 19, 3), 3, 24, 2, .same), (HWC(10, 21, 3), 5, 32, 2, .same), (HWC(9, 14, 4), 3, 20, 1, .valid), (HWC(9, 14, 4), 3, 40, 1, .valid),
         ]
         for (i, (s, k, cout, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6, .reluN1To1] {
@@ -47,9 +49,13 @@ final class KernelTests: XCTestCase {
                 let conv = Conv2D(input: s, outputChannels: cout, window: win, weights: w, bias: b)
                 var y = [Float](repeating: .nan, count: conv.output.count)
                 var scratch = [Float](repeating: 0, count: max(1, conv.scratchCount))
+                // In two uneven parts, as threads split the pixels.
+                let pixels = win.outH * win.outW, cut = pixels / 3 + 1
                 x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
-                    conv.run(input: xp.baseAddress!, output: yp.baseAddress!, pixels: 0..<(win.outH * win.outW),
-                             scratch: sp.baseAddress!, epilogue: Epilogue(activation: a))
+                    for part in [0..<min(cut, pixels), min(cut, pixels)..<pixels] {
+                        conv.run(input: xp.baseAddress!, output: yp.baseAddress!, pixels: part,
+                                 scratch: sp.baseAddress!, epilogue: Epilogue(activation: a))
+                    }
                 } } }
                 assertClose(y, referenceConv(x, s, w, b, cout: cout, win, a), "case \(i) \(s) k\(k) s\(stride) \(padding) \(a)")
             }

@@ -1,12 +1,15 @@
 /// Convolution, NHWC, weights `[Cout, kh, kw, Cin]` packed for `Gemm` as `[kh*kw*Cin x Cout]`.
-/// 1x1 stride-1 convolutions multiply the activation directly; others gather patches (im2col)
-/// a tile of output pixels at a time into a small per-thread scratch.
+/// 1x1 stride-1 convolutions multiply the activation directly; inputs of at most four channels
+/// (the models' first layer, on RGB) are read in place (`DirectConv`); others gather patches
+/// (im2col) a tile of output pixels at a time into a small per-thread scratch.
 public final class Conv2D {
     public let input: HWC
     public let output: HWC
     public let window: Window
     public let weights: PackedWeights
     public let isPointwise: Bool
+    /// Few input channels: a patch row is too short for im2col and GEMM to pay.
+    public let isDirect: Bool
     /// Output pixels gathered per im2col tile.
     static let tile = 48
 
@@ -17,10 +20,15 @@ public final class Conv2D {
         let k = window.kh * window.kw * input.c
         self.weights = PackedWeights(k: k, n: outputChannels, bias: bias) { kk, n in weights[n * k + kk] }
         isPointwise = window.kh == 1 && window.kw == 1 && window.sh == 1 && window.sw == 1 && window.padTop == 0 && window.padLeft == 0
+        #if HANDPOSE_AVX512
+        isDirect = !isPointwise && input.c <= 4 && self.weights.panels == 2
+        #else
+        isDirect = false
+        #endif
     }
 
     /// Floats of scratch one thread needs.
-    public var scratchCount: Int { isPointwise ? 0 : Self.tile * weights.k }
+    public var scratchCount: Int { isPointwise || isDirect ? 0 : Self.tile * weights.k }
 
     /// Output rows (pixels) `pixels`, using `scratch` of `scratchCount` floats.
     public func run(input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, pixels: Range<Int>,
@@ -29,6 +37,12 @@ public final class Conv2D {
             Gemm.run(a: x, lda: input.c, rows: pixels, weights: weights, c: y, ldc: output.c, epilogue: epilogue)
             return
         }
+        #if HANDPOSE_AVX512
+        if isDirect {
+            DirectConv(conv: self, x: x, y: y, epilogue: epilogue).run(pixels: pixels)
+            return
+        }
+        #endif
         let k = weights.k
         var start = pixels.lowerBound
         while start < pixels.upperBound {

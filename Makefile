@@ -42,7 +42,7 @@ run: build
 	$(BIN) extract Samples -r -o out/keypoints
 	$(BIN) validate Samples/annotations.csv --window 15 --fps 15 | tee out/validation.txt
 	$(BIN) export actions Samples/annotations.csv --keypoints out/keypoints -o out/actions \
-	  --fps 15 --window 15 --split train=0.75,val=0.25 --seed 1 --augment flip,rotate=10 --copies 1
+	  --fps 15 --window 15 --split train=0.75,val=0.25 --seed 1 --augment flip,rotate=10 --copies 1 --flip-labels swipe_left:swipe_right
 	$(BIN) export poses Samples/poses --keypoints out/keypoints/poses -o out/poses
 	$(BIN) compare out/keypoints Samples | tee out/accuracy.txt
 	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt"

@@ -119,7 +119,7 @@ public enum AnnotationSource {
         for name in names.sorted() where !name.hasPrefix(".") {
             let url = root.appendingPathComponent(name)
             var isDir: ObjCBool = false
-            fm.fileExists(atPath: url.path, isDirectory: &isDir)
+            _ = fm.fileExists(atPath: url.path, isDirectory: &isDir)
             if isDir.boolValue {
                 let files = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
                 var used = 0

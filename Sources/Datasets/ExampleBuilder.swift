@@ -52,7 +52,10 @@ public enum ExampleBuilder {
     }
 
     /// Adds `copies` augmented copies of each example of the parts named in `augmentParts` (all when empty).
-    public static func augment(_ examples: [Example], with list: [Augmentation], copies: Int, seed: UInt64) -> [Example] {
+    /// Augmented copies of each example after it. A mirrored copy (`flip`) takes the label
+    /// `flippedLabel` gives its label, if any (a left swipe mirrored is a right swipe).
+    public static func augment(_ examples: [Example], with list: [Augmentation], copies: Int, seed: UInt64,
+                               flippedLabel: [Int: Int] = [:]) -> [Example] {
         guard !list.isEmpty, copies > 0 else { return examples }
         var out: [Example] = []
         for e in examples {
@@ -62,6 +65,10 @@ public enum ExampleBuilder {
                 var copy = e
                 let drawn = Augmentation.apply(list, to: &copy.frames, rng: &rng)
                 copy.manifest["augmentation"] = drawn
+                if list.contains(.flip), let swapped = flippedLabel[e.label] {
+                    copy.label = swapped
+                    copy.manifest["label_before_flip"] = e.label
+                }
                 copy.manifest["copy"] = k + 1
                 out.append(copy)
             }

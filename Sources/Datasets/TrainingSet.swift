@@ -15,6 +15,8 @@ public struct ExportSettings: Codable, Sendable, Equatable {
     public var origin: Origin = .bottomLeft
     public var augment: [String] = []
     public var copies = 0
+    /// Class pairs that trade places in mirrored copies (`swipe_left` and `swipe_right`), both ways.
+    public var flipLabels: [String: String] = [:]
     public var split: [SplitPart] = []
     public var seed: UInt64 = 0
 
@@ -56,22 +58,44 @@ public struct Example {
 
 /// Builds examples and writes them as NumPy arrays with a manifest.
 public enum TrainingSet {
-    /// Assigns clips to split parts: clips sorted, shuffled with the seed, cut by the fractions.
-    public static func assignSplits(clips: [String], parts: [SplitPart], seed: UInt64) -> [String: String] {
+    /// Assigns clips to split parts, stratified by class: each class's clips (sorted, then shuffled
+    /// with the seed) are cut by the fractions, rounding by largest remainder, and every part gets at
+    /// least one clip of a class that has a clip for each part, so no class is missing from
+    /// validation. A clip goes to one part only (`clipClasses` gives each clip one class: the
+    /// caller's choice for clips holding several).
+    public static func assignSplits(clipClasses: [String: Int], parts: [SplitPart], seed: UInt64) -> [String: String] {
         guard !parts.isEmpty else { return [:] }
-        var order = clips.sorted()
         var rng = SplitMix64(seed: seed)
-        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
         var result: [String: String] = [:]
-        var start = 0
-        var cumulative = 0.0
-        for (k, p) in parts.enumerated() {
-            cumulative += p.fraction
-            let end = k == parts.count - 1 ? order.count : Int((cumulative * Double(order.count)).rounded())
-            for c in order[start..<max(start, end)] { result[c] = p.name }
-            start = max(start, end)
+        let byClass = Dictionary(grouping: clipClasses.keys, by: { clipClasses[$0]! })
+        for label in byClass.keys.sorted() {
+            var order = byClass[label]!.sorted()
+            for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+            var start = 0
+            for (part, count) in zip(parts, partSizes(order.count, parts: parts)) {
+                for c in order[start..<start + count] { result[c] = part.name }
+                start += count
+            }
         }
         return result
+    }
+
+    /// How many of `n` items each part gets: floors of the fractions, the rest by largest remainder
+    /// (earlier parts first on ties), then an empty part takes one from the largest while `n` allows.
+    static func partSizes(_ n: Int, parts: [SplitPart]) -> [Int] {
+        let total = parts.map(\.fraction).reduce(0, +)
+        let exact = parts.map { total > 0 ? $0.fraction / total * Double(n) : 0 }
+        var sizes = exact.map { Int($0.rounded(.down)) }
+        let byRemainder = parts.indices.sorted { (exact[$0] - Double(sizes[$0]), -$0) > (exact[$1] - Double(sizes[$1]), -$1) }
+        for i in byRemainder.prefix(n - sizes.reduce(0, +)) { sizes[i] += 1 }
+        if n >= parts.count {
+            for i in parts.indices where sizes[i] == 0 && parts[i].fraction > 0 {
+                let largest = sizes.indices.max { sizes[$0] < sizes[$1] }!
+                sizes[largest] -= 1
+                sizes[i] += 1
+            }
+        }
+        return sizes
     }
 
     /// Features of one hand sample, joint-major: [21][C].

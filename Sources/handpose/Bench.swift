@@ -175,7 +175,7 @@ struct BenchExtract: ParsableCommand {
         let files = try InputFiles.collect(inputs, recursive: false).filter { !InputFiles.isStillImage($0.url) }
         let frames = try files.reduce(0) { $0 + (try VideoReader(url: $1.url).info.frameCount) }
         let start = Date()
-        var command = try Extract.parse(files.map(\.url.path) + ["-o", out.path, "--overwrite", "--quiet", "--models", models])
+        let command = try Extract.parse(files.map(\.url.path) + ["-o", out.path, "--overwrite", "--quiet", "--models", models])
         try command.run()
         let ours = Date().timeIntervalSince(start)
         var row: [String: Any] = ["clips": files.count, "frames": frames, "handpose_seconds": ours, "handpose_fps": Double(frames) / ours]

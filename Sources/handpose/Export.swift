@@ -41,7 +41,11 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "Augmented copies per example.")
     var copies = 1
 
-    @Option(help: "Split by clip, e.g. train=0.8,val=0.2.")
+    @Option(help: ArgumentHelp("Class pairs whose labels trade places in mirrored (flip) copies, e.g. swipe_left:swipe_right.",
+                             discussion: "Mirroring a direction-bound action makes it the other one; without this, flip would teach the model wrong labels."))
+    var flipLabels: String?
+
+    @Option(help: "Split by clip (or image), stratified by class: every class with enough clips reaches every part. E.g. train=0.8,val=0.2.")
     var split: String?
 
     @Option(help: "Seed for the split and augmentations.")
@@ -59,6 +63,14 @@ struct ExportOptions: ParsableArguments {
         s.seed = seed
         if let augment { s.augment = try Augmentation.parse(augment).map(\.description); s.copies = copies }
         if let split { s.split = try SplitPart.parse(split) }
+        for pair in (flipLabels ?? "").split(separator: ",") {
+            let names = pair.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard names.count == 2, !names[0].isEmpty, !names[1].isEmpty, names[0] != names[1] else {
+                throw ValidationError("--flip-labels: '\(pair)' is not two different classes as a:b")
+            }
+            s.flipLabels[names[0]] = names[1]
+            s.flipLabels[names[1]] = names[0]
+        }
         return s
     }
 }
@@ -105,18 +117,47 @@ struct ExportRun {
         return file
     }
 
+    /// `--flip-labels` as class indices. A name that is no class is refused; mirroring classes that
+    /// look like a left/right pair without a mapping earns a warning.
+    func flippedLabels(classes: [String]) throws -> [Int: Int] {
+        var map: [Int: Int] = [:]
+        for (a, b) in settings.flipLabels {
+            guard let i = classes.firstIndex(of: a), let j = classes.firstIndex(of: b) else {
+                let missing = classes.contains(a) ? b : a
+                throw ValidationError("--flip-labels: '\(missing)' is not a class (classes: \(classes.joined(separator: ", ")))")
+            }
+            map[i] = j
+        }
+        if settings.augment.contains("flip") {
+            for c in classes where c.contains("left") && settings.flipLabels[c] == nil {
+                let twin = c.replacingOccurrences(of: "left", with: "right")
+                if classes.contains(twin) {
+                    FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))
+                }
+            }
+        }
+        return map
+    }
+
     /// Splits, augments the training part, writes every part and dataset.json; prints shapes.
     func write(_ examples: [Example], classes: [String], frames: Int?, kind: String) throws {
         let out = URL(fileURLWithPath: options.output)
         let augmentations = try settings.augment.flatMap { try Augmentation.parse($0) }
-        let assignment = TrainingSet.assignSplits(clips: Array(Set(examples.map(\.clip))), parts: settings.split, seed: settings.seed)
+        // A clip's class for the split: its most frequent label (the smallest on ties).
+        var labelCounts: [String: [Int: Int]] = [:]
+        for e in examples { labelCounts[e.clip, default: [:]][e.label, default: 0] += 1 }
+        let clipClasses = labelCounts.mapValues { c in c.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key }
+        let assignment = TrainingSet.assignSplits(clipClasses: clipClasses, parts: settings.split, seed: settings.seed)
         let parts = settings.split.isEmpty ? [""] : settings.split.map(\.name)
         var counts: [String: [String: Int]] = [:]
         var shapes: [String: [Int]] = [:]
         for (i, part) in parts.enumerated() {
             var chosen = examples.filter { part.isEmpty || assignment[$0.clip] == part }
             for k in chosen.indices { chosen[k].manifest["split"] = part.isEmpty ? "all" : part }
-            if i == 0 { chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed) }
+            if i == 0 {
+                chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed,
+                                                flippedLabel: try flippedLabels(classes: classes))
+            }
             let dir = part.isEmpty ? out : out.appendingPathComponent(part)
             try TrainingSet.write(chosen, classes: classes, frames: frames, slots: settings.hand == .both ? 2 : 1,
                                   settings: settings, format: options.format, to: dir)

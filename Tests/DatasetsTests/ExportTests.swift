@@ -87,18 +87,37 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(copy[0]?.chirality, .left)
         XCTAssertEqual(copy[0]!.joints[0].x, 0.8, accuracy: 1e-6)
         XCTAssertEqual(copy[1]!.joints[0].x, 0.3, accuracy: 1e-6)
+        // A mirrored copy takes the paired label; copies without flip keep theirs.
+        let relabelled = ExampleBuilder.augment(base, with: [.flip], copies: 1, seed: 3, flippedLabel: [0: 1])
+        XCTAssertEqual(relabelled.map(\.label), [0, 1])
+        XCTAssertEqual(ExampleBuilder.augment(base, with: [.rotate(degrees: 5)], copies: 1, seed: 3, flippedLabel: [0: 1]).map(\.label), [0, 0])
         let a = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
         let b = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
         XCTAssertEqual(a.map { $0.frames.map { $0.map { $0?.joints[3] } } }, b.map { $0.frames.map { $0.map { $0?.joints[3] } } })
     }
 
-    func testSplitsAreByClipAndDeterministic() {
-        let clips = (0..<20).map { "clip\($0).mp4" }
-        let parts = [SplitPart(name: "train", fraction: 0.8), SplitPart(name: "val", fraction: 0.2)]
-        let a = TrainingSet.assignSplits(clips: clips, parts: parts, seed: 5)
-        XCTAssertEqual(a, TrainingSet.assignSplits(clips: clips.reversed(), parts: parts, seed: 5))
-        XCTAssertEqual(a.values.filter { $0 == "val" }.count, 4)
-        XCTAssertNotEqual(a, TrainingSet.assignSplits(clips: clips, parts: parts, seed: 6))
+    func testSplitsAreByClipStratifiedAndDeterministic() {
+        // Seven classes of two clips, one of four, one of a single clip.
+        var clips: [String: Int] = [:]
+        for c in 0..<7 { for k in 0..<2 { clips["c\(c)_\(k).mp4"] = c } }
+        for k in 0..<4 { clips["big_\(k).mp4"] = 7 }
+        clips["lonely.mp4"] = 8
+        let parts = [SplitPart(name: "train", fraction: 0.75), SplitPart(name: "val", fraction: 0.25)]
+        let a = TrainingSet.assignSplits(clipClasses: clips, parts: parts, seed: 5)
+        XCTAssertEqual(Set(a.keys), Set(clips.keys), "every clip in exactly one part")
+        for c in 0..<7 {
+            XCTAssertEqual(Set((0..<2).map { a["c\(c)_\($0).mp4"]! }), ["train", "val"], "class \(c): one clip each")
+        }
+        XCTAssertEqual((0..<4).filter { a["big_\($0).mp4"] == "val" }.count, 1)
+        XCTAssertEqual(a["lonely.mp4"], "train")
+        XCTAssertEqual(a, TrainingSet.assignSplits(clipClasses: clips, parts: parts, seed: 5))
+        XCTAssertNotEqual(a, TrainingSet.assignSplits(clipClasses: clips, parts: parts, seed: 6))
+        // Three parts of 20 clips: 14, 3, 3.
+        let many = Dictionary(uniqueKeysWithValues: (0..<20).map { ("clip\($0).mp4", 0) })
+        let three = TrainingSet.assignSplits(clipClasses: many, parts: [SplitPart(name: "train", fraction: 0.7),
+                                                                       SplitPart(name: "val", fraction: 0.15),
+                                                                       SplitPart(name: "test", fraction: 0.15)], seed: 1)
+        XCTAssertEqual(["train", "val", "test"].map { p in three.values.filter { $0 == p }.count }, [14, 3, 3])
     }
 
     func testWrittenArraysLoadInNumPy() throws {

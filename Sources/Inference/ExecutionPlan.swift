@@ -83,7 +83,9 @@ public final class ExecutionPlan {
         return output(i)
     }
 
-    /// Greedy placement: largest tensors first, each at the lowest offset free throughout its lifetime.
+    /// Greedy placement, each tensor at the lowest offset free throughout its lifetime, tried in
+    /// three orders (largest first; longest-lived first; largest size x lifetime first); the smallest
+    /// arena wins.
     static func assignArena(model: TFLiteModel, steps: [Step]) -> ([Int], Int) {
         var first = [Int: Int](), last = [Int: Int]()
         for t in model.inputs { first[t] = -1; last[t] = -1 }
@@ -94,23 +96,33 @@ public final class ExecutionPlan {
         for t in model.outputs { last[t] = steps.count }
         let align = 16
         func size(_ t: Int) -> Int { (model.tensors[t].count + align - 1) / align * align }
-        let order = first.keys.sorted { size($0) != size($1) ? size($0) > size($1) : $0 < $1 }
-        var offsets = [Int](repeating: -1, count: model.tensors.count)
-        var placed: [(offset: Int, size: Int, first: Int, last: Int)] = []
-        var total = 0
-        for t in order {
-            let (f, l) = (first[t]!, last[t]!)
-            let clashes = placed.filter { $0.first <= l && f <= $0.last }.sorted { $0.offset < $1.offset }
-            var offset = 0
-            for c in clashes {
-                if offset + size(t) <= c.offset { break }
-                offset = max(offset, c.offset + c.size)
+        func span(_ t: Int) -> Int { last[t]! - first[t]! + 1 }
+        let keys = Array(first.keys)
+        let orders: [[Int]] = [
+            keys.sorted { (size($0), -$0) > (size($1), -$1) },
+            keys.sorted { (span($0), size($0), -$0) > (span($1), size($1), -$1) },
+            keys.sorted { (size($0) * span($0), -$0) > (size($1) * span($1), -$1) },
+        ]
+        var best: ([Int], Int)?
+        for order in orders {
+            var offsets = [Int](repeating: -1, count: model.tensors.count)
+            var placed: [(offset: Int, size: Int, first: Int, last: Int)] = []
+            var total = 0
+            for t in order {
+                let (f, l) = (first[t]!, last[t]!)
+                let clashes = placed.filter { $0.first <= l && f <= $0.last }.sorted { $0.offset < $1.offset }
+                var offset = 0
+                for c in clashes {
+                    if offset + size(t) <= c.offset { break }
+                    offset = max(offset, c.offset + c.size)
+                }
+                offsets[t] = offset
+                placed.append((offset, size(t), f, l))
+                total = max(total, offset + size(t))
             }
-            offsets[t] = offset
-            placed.append((offset, size(t), f, l))
-            total = max(total, offset + size(t))
+            if total < best?.1 ?? .max { best = (offsets, total) }
         }
-        return (offsets, total)
+        return best ?? ([Int](repeating: -1, count: model.tensors.count), 0)
     }
 }
 

@@ -1,23 +1,32 @@
 // swift-tools-version:6.0
-// libFuzzer target for the annotation parsers (CSV, JSON, times). Kept apart from the main package
-// so ordinary builds never see -sanitize=fuzzer; the modules it needs are symlinks to ../Sources.
-// Run: make fuzz (see the Makefile).
+// libFuzzer targets: the annotation parsers (CSV, JSON, times), the keypoint-file reader, and VideoReader
+// over small mutated media files. Kept apart from the main package so ordinary builds never see
+// -sanitize=fuzzer; the modules they need are symlinks to ../Sources. Run: make fuzz (see the Makefile).
 import PackageDescription
 
 let fuzz: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+func fuzzer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies,
+                      swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+                      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
+}
 let package = Package(
-    name: "AnnotationsFuzz",
-    dependencies: [.package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0")],
+    name: "HandposeFuzz",
+    dependencies: [
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+    ],
     targets: [
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil"),
-        .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
+        .target(name: "VideoIO", dependencies: ["CFFmpeg"], swiftSettings: fuzz),
+        .target(name: "Inference"),
+        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"], swiftSettings: fuzz),
-        .executableTarget(
-            name: "AnnotationsFuzz",
-            dependencies: ["Annotations"],
-            swiftSettings: [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
-            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
-        ),
+        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"], swiftSettings: fuzz),
+        fuzzer("AnnotationsFuzz", ["Annotations"]),
+        fuzzer("KeypointsFuzz", ["Datasets"]),
+        fuzzer("VideoReaderFuzz", ["VideoIO"]),
     ],
     swiftLanguageModes: [.v5]
 )

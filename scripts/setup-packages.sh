@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages handpose needs, only those missing. Works as root or with sudo.
 set -euo pipefail
-needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config unzip python3-venv)
+# ffmpeg (the command) writes the short test clips of awkward sizes and codecs for the decode sweep.
+needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config unzip python3-venv ffmpeg)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

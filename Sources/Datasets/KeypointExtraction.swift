@@ -5,7 +5,9 @@ import VideoIO
 /// Runs the hand tracker over every frame of a clip or image, decoding on a second thread a few
 /// frames ahead of inference so decode and inference overlap.
 public enum KeypointExtraction {
-    /// `progress` is called after each frame with the number of frames done.
+    /// `progress` is called after each frame with the number of frames done. A clip whose data is damaged
+    /// or cut short keeps the frames decoded before the damage: the file comes back marked `incomplete`
+    /// with the decoder's error. A file that yields no frame at all, or an inference error, throws.
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         let reader = try VideoReader(url: url)
@@ -23,6 +25,7 @@ public enum KeypointExtraction {
         decoder.start()
         var frames: [KeypointFile.Frame] = []
         var failure: Error?
+        var damage: VideoError?
         loop: while true {
             switch queue.pop() {
             case .frame(let f):
@@ -35,14 +38,18 @@ public enum KeypointExtraction {
                     failure = error
                 }
             case .end: break loop
-            case .failed(let e): failure = failure ?? e; break loop
+            case .failed(let e):
+                if failure == nil, let e = e as? VideoError, !frames.isEmpty { damage = e } else { failure = failure ?? e }
+                break loop
             }
         }
         if let failure { throw failure }
         let info = reader.info
-        return KeypointFile(source: sourcePath, width: info.width, height: info.height,
-                            fps: info.isStillImage ? nil : info.averageFrameRate, frames: frames, tool: tool,
-                            settings: tracker.options, models: tracker.models.hashes)
+        var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
+                                fps: info.isStillImage ? nil : info.averageFrameRate, frames: frames, tool: tool,
+                                settings: tracker.options, models: tracker.models.hashes)
+        if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: frames.last?.i) }
+        return file
     }
 }
 

@@ -47,7 +47,17 @@ public struct KeypointFile: Codable, Sendable {
     public var tool: Tool?
     public var settings: HandTrackerOptions?
     public var models: [String: String]?
+    /// Set when decoding stopped early (a truncated or damaged clip): the frames before it are kept.
+    public var incomplete: Incomplete?
     public var frames: [Frame]
+
+    /// Why a file holds fewer frames than its clip: the decoder's error and the last frame read.
+    public struct Incomplete: Codable, Sendable, Equatable {
+        public var error: String
+        /// Index of the last frame decoded (nil when none was).
+        public var lastGoodFrame: Int?
+        public init(error: String, lastGoodFrame: Int?) { self.error = error; self.lastGoodFrame = lastGoodFrame }
+    }
 
     public init(source: String, width: Int, height: Int, fps: Double?, frames: [Frame], tool: Tool?,
                 settings: HandTrackerOptions?, models: [String: String]?) {
@@ -59,16 +69,24 @@ public struct KeypointFile: Codable, Sendable {
         self.models = models
     }
 
+    /// Reads and checks a keypoint file: every hand must have 21 finite landmarks (see `check`).
     public static func load(_ url: URL) throws -> KeypointFile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw DatasetError.unreadable(path: url.path, reason: error.localizedDescription)
+            throw DatasetError.unreadable(path: url.path, reason: "\(describe(error))")
         }
+        return try decode(data, path: url.path)
+    }
+
+    /// Parses and checks keypoint-file bytes; `path` names them in errors.
+    public static func decode(_ data: Data, path: String) throws -> KeypointFile {
+        let url = URL(fileURLWithPath: path)
         do {
             let file = try JSONDecoder().decode(KeypointFile.self, from: data)
             guard file.schema == schemaName else {
-                throw DatasetError.invalid(path: url.path, reason: "schema is '\(file.schema)', expected \(schemaName)")
+                throw DatasetError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName)")
             }
+            try file.check(path: url.path)
             return file
         } catch let e as DatasetError {
             throw e
@@ -87,17 +105,84 @@ public struct KeypointFile: Codable, Sendable {
         keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
     }
 
-    /// Writes the file atomically: a temporary name beside it, then a rename.
+    /// Shapes and values every reader relies on: 21 landmarks of 3 finite numbers per hand (world
+    /// landmarks likewise when present), handedness and presence in 0...1, frame times finite and
+    /// increasing, frame indices increasing. Throws `DatasetError.invalidHand` or `.invalidFrame`.
+    public func check(path: String) throws {
+        guard video.width > 0, video.height > 0 else {
+            throw DatasetError.invalid(path: path, reason: "video size \(video.width)x\(video.height) is not positive")
+        }
+        var previous: Frame?
+        for (position, frame) in frames.enumerated() {
+            guard frame.t.isFinite, frame.i >= 0 else {
+                throw DatasetError.invalidFrame(path: path, frame: position, reason: "index \(frame.i) or time \(frame.t) is not valid")
+            }
+            if let p = previous, frame.i <= p.i || frame.t <= p.t {
+                throw DatasetError.invalidFrame(path: path, frame: position,
+                                                reason: "frame \(frame.i) at \(frame.t)s does not follow frame \(p.i) at \(p.t)s")
+            }
+            previous = frame
+            for (h, hand) in frame.hands.enumerated() {
+                func fail(_ reason: String) -> DatasetError { .invalidHand(path: path, frame: frame.i, hand: h, reason: reason) }
+                guard hand.landmarks.count == Joint.count else { throw fail("\(hand.landmarks.count) landmarks, expected \(Joint.count)") }
+                if let bad = hand.landmarks.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
+                    throw fail("landmark \(bad) is \(hand.landmarks[bad].prefix(4)), expected 3 finite numbers")
+                }
+                if let world = hand.world {
+                    guard world.count == Joint.count else { throw fail("\(world.count) world landmarks, expected \(Joint.count)") }
+                    if let bad = world.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
+                        throw fail("world landmark \(bad) is \(world[bad].prefix(4)), expected 3 finite numbers")
+                    }
+                }
+                guard (0...1).contains(hand.handedness) else { throw fail("handedness \(hand.handedness) is outside 0...1") }
+                if let p = hand.presence, !(0...1).contains(p) { throw fail("presence \(p) is outside 0...1") }
+            }
+        }
+    }
+
+    /// Where `write(to:)` puts the bytes before renaming them to `url`, for process `pid`: a supervisor
+    /// that sees a worker die removes that worker's temporary file.
+    public static func temporaryURL(for url: URL, pid: Int32 = getpid()) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(pid).partial")
+    }
+
+    /// Writes the file atomically: `temporaryURL(for:)` first, then a rename.
     public func write(to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let temporary = Self.temporaryURL(for: url)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: url, options: .atomic)
+            try encoder.encode(self).write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else {
+                throw DatasetError.unwritable(path: url.path, reason: String(cString: strerror(errno)))
+            }
         } catch {
-            throw DatasetError.unwritable(path: url.path, reason: error.localizedDescription)
+            try? FileManager.default.removeItem(at: temporary)
+            if let e = error as? DatasetError { throw e }
+            throw DatasetError.unwritable(path: url.path, reason: describe(error))
         }
     }
+}
+
+/// A Foundation error as a short phrase (its POSIX reason where it has one), not a raw domain and code.
+public func describe(_ error: Error) -> String {
+    let ns = error as NSError
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        return String(cString: strerror(Int32(underlying.code)))
+    }
+    if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+    if ns.domain == NSCocoaErrorDomain {
+        switch ns.code {
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "no such file or folder"
+        case NSFileWriteFileExistsError: return "a file of that name is in the way"
+        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
+        case NSFileWriteOutOfSpaceError: return "no space left on the device"
+        case NSFileWriteVolumeReadOnlyError: return "the file system is read-only"
+        default: break
+        }
+    }
+    return "\(error)"
 }
 
 extension KeypointFile.Hand {
@@ -120,6 +205,10 @@ public enum DatasetError: Error, CustomStringConvertible, Equatable {
     case invalid(path: String, reason: String)
     case unwritable(path: String, reason: String)
     case mismatch(path: String, reason: String)
+    /// A frame (its position in the file) that breaks the format's rules.
+    case invalidFrame(path: String, frame: Int, reason: String)
+    /// A hand (`hand`, from 0) of frame `frame` whose shapes or values break the format's rules.
+    case invalidHand(path: String, frame: Int, hand: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -127,6 +216,8 @@ public enum DatasetError: Error, CustomStringConvertible, Equatable {
         case .invalid(let p, let r): return "\(p): \(r)."
         case .unwritable(let p, let r): return "\(p): cannot be written (\(r))."
         case .mismatch(let p, let r): return "\(p): \(r)."
+        case .invalidFrame(let p, let f, let r): return "\(p): frame \(f): \(r)."
+        case .invalidHand(let p, let f, let h, let r): return "\(p): frame \(f), hand \(h): \(r)."
         }
     }
 }

@@ -37,6 +37,7 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
         case .unsupportedCodec(let p, let c):
             return "\(p): no decoder for codec '\(c)' in this FFmpeg build."
         case .corrupt(let p, let f, let t, let m):
+            if f == 0 { return "\(p): cannot decode its first frame (\(m))." }
             let at = t.map { String(format: " (t=%.3fs)", $0) } ?? ""
             return "\(p): corrupt data at frame \(f)\(at): \(m); the frames before it were read."
         case .truncated(let p, let got, let expected):

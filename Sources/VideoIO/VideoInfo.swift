@@ -18,4 +18,7 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     public var frameCountIsEstimate: Bool
     /// True for still images (jpg, png, ...), which read as one-frame clips.
     public var isStillImage: Bool
+    /// Frames the container's index places past the end of the file: more than 0 means the file was
+    /// cut short (an interrupted copy or download), found without decoding.
+    public var framesPastEndOfFile: Int = 0
 }

@@ -17,6 +17,8 @@ public final class VideoReader {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var scaler: OpaquePointer?
     private var scalerSource: (width: Int32, height: Int32, format: Int32) = (0, 0, -1)
+    /// swscale's destination, kept while the frame size stays.
+    private var destination: FFmpegImageBuffer?
 
     private let timeBase: Double
     private let startPTS: Int64
@@ -124,7 +126,19 @@ public final class VideoReader {
             codec: String(cString: avcodec_get_name(par.pointee.codec_id)), pixelFormat: pixfmt,
             width: rotation % 180 == 0 ? w : h, height: rotation % 180 == 0 ? h : w, rotation: rotation,
             averageFrameRate: avg, nominalFrameRate: nominal, duration: duration,
-            frameCount: count, frameCountIsEstimate: estimate, isStillImage: still)
+            frameCount: count, frameCountIsEstimate: estimate, isStillImage: still,
+            framesPastEndOfFile: still ? 0 : Self.indexedFramesPastEnd(stream, fileSize: ctx.pointee.pb.map { avio_size($0) } ?? -1))
+    }
+
+    /// Index entries (frames) whose data the container places beyond the file's last byte.
+    static func indexedFramesPastEnd(_ stream: UnsafeMutablePointer<AVStream>, fileSize: Int64) -> Int {
+        guard fileSize > 0 else { return 0 }
+        var missing = 0
+        for i in 0..<avformat_index_get_entries_count(stream) {
+            guard let e = avformat_index_get_entry(stream, i) else { continue }
+            if e.pointee.pos >= 0 && e.pointee.pos + Int64(e.pointee.size) > fileSize { missing += 1 }
+        }
+        return missing
     }
 
     deinit {
@@ -216,6 +230,9 @@ public final class VideoReader {
 
     private func convert(_ f: UnsafeMutablePointer<AVFrame>) throws -> VideoFrame {
         let w = f.pointee.width, h = f.pointee.height, fmt = f.pointee.format
+        guard w > 0, h > 0 else {
+            throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: "decoded a \(w)x\(h) frame")
+        }
         if scaler == nil || scalerSource != (w, h, fmt) {
             sws_freeContext(scaler)
             // Bicubic, as OpenCV's FFmpeg back end converts (matters only for chroma upsampling).
@@ -226,18 +243,31 @@ public final class VideoReader {
             }
         }
         let width = Int(w), height = Int(h)
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        rgb.withUnsafeMutableBufferPointer { buf in
-            var dst: [UnsafeMutablePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
-            var dstStride: [Int32] = [Int32(width * 3), 0, 0, 0]
-            withUnsafePointer(to: &f.pointee.data) { dataTuple in
-                dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                    withUnsafePointer(to: &f.pointee.linesize) { strideTuple in
-                        strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                            _ = sws_scale(scaler, src, srcStride, 0, h, &dst, &dstStride)
-                        }
+        // swscale writes whole vectors: it gets an aligned, padded destination (see FFmpegImageBuffer),
+        // and the rows are then packed into the frame.
+        if destination == nil || destination!.rows != height || destination!.lineSize < width * 3 {
+            destination = FFmpegImageBuffer(rowBytes: width * 3, rows: height)
+        }
+        let target = destination!
+        var dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]
+        var dstStride: [Int32] = [Int32(target.lineSize), 0, 0, 0]
+        let scaled = withUnsafePointer(to: &f.pointee.data) { dataTuple in
+            dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                withUnsafePointer(to: &f.pointee.linesize) { strideTuple in
+                    strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                        sws_scale(scaler, src, srcStride, 0, h, &dst, &dstStride)
                     }
                 }
+            }
+        }
+        guard scaled == h else {
+            throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime,
+                                     ffmpeg: "colour conversion failed (\(scaled < 0 ? ffmpegMessage(scaled) : "\(scaled) of \(h) rows"))")
+        }
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        rgb.withUnsafeMutableBufferPointer { buf in
+            for y in 0..<height {
+                (buf.baseAddress! + y * width * 3).update(from: target.row(y), count: width * 3)
             }
         }
         let pts = f.pointee.best_effort_timestamp

@@ -172,7 +172,7 @@ struct BenchExtract: ParsableCommand {
         }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: out) }
-        let files = try InputFiles.collect(inputs, recursive: false).filter { !InputFiles.isStillImage($0.url) }
+        let files = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }
         let frames = try files.reduce(0) { $0 + (try VideoReader(url: $1.url).info.frameCount) }
         let start = Date()
         let command = try Extract.parse(files.map(\.url.path) + ["-o", out.path, "--overwrite", "--quiet", "--models", models])

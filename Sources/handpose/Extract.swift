@@ -86,7 +86,9 @@ struct Extract: ParsableCommand {
     }
 
     func run() throws {
-        let work = try InputFiles.collect(inputs, recursive: recursive)
+        let found = try InputFiles.collect(inputs, recursive: recursive)
+        try InputFiles.prepareOutputFolder(output)
+        let work = found.items
         let outRoot = URL(fileURLWithPath: output)
         let models: HandModels
         do {
@@ -94,78 +96,72 @@ struct Extract: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let tool = KeypointFile.Tool(name: "handpose", version: Handpose.version)
         let report = Report(total: work.count, quiet: quiet)
-        let jobCount = min(jobs, max(work.count, 1))
+        for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
+        guard !work.isEmpty else {
+            report.finish(seconds: 0, output: output)
+            var hint = "no clips or images found in \(inputs.joined(separator: ", "))"
+            if found.subfoldersNotSearched > 0 { hint += "; \(found.subfoldersNotSearched) sub-folders were not searched: add -r" }
+            if found.otherFiles > 0 {
+                let known = InputFiles.videoExtensions.union(InputFiles.imageExtensions).sorted().joined(separator: " ")
+                hint += "; \(found.otherFiles) files are not clips or images (known extensions: \(known))"
+            }
+            FileHandle.standardError.write(Data("error: \(hint)\n".utf8))
+            throw ExitCode(1)
+        }
+        if found.subfoldersNotSearched > 0 && !quiet {
+            FileHandle.standardError.write(Data("note: \(found.subfoldersNotSearched) sub-folders not searched; add -r to include them\n".utf8))
+        }
+        let jobCount = min(jobs, work.count)
         // One core per job; a single job gets every core for its engine.
         let engineThreads = jobCount == 1 ? ProcessInfo.processInfo.activeProcessorCount : 1
+        let workerArguments = ["--models", self.models, "--complexity", model, "--threads", "\(engineThreads)"]
         let next = Counter()
         let start = Date()
+        let stop = StopSignal()
         DispatchQueue.concurrentPerform(iterations: jobCount) { _ in
-            var trackers: [HandTrackerOptions: HandTracker] = [:]
-            while let index = next.take(below: work.count) {
+            var worker: WorkerProcess?
+            defer { worker?.finish() }
+            while !stop.requested, let index = next.take(below: work.count) {
                 let item = work[index]
                 let out = outRoot.appendingPathComponent(item.relative + ".hands.json")
-                let still = InputFiles.isStillImage(item.url)
-                let opts = options(forStill: still)
-                if !overwrite, InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes) {
-                    report.skipped(item.relative)
+                let opts = options(forStill: InputFiles.isStillImage(item.url))
+                if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes) {
+                    if let incomplete = existing.incomplete {
+                        report.incomplete(item.relative, frames: existing.frames.count,
+                                          reason: incomplete.error + " (kept from an earlier run; --overwrite redoes it)")
+                    } else {
+                        report.skipped(item.relative)
+                    }
                     continue
                 }
                 do {
-                    if trackers[opts] == nil { trackers[opts] = try HandTracker(models: models, options: opts, threads: engineThreads) }
-                    let file = try KeypointExtraction.extract(item.url, sourcePath: item.relative, tracker: trackers[opts]!, tool: tool) { _ in
-                        report.frameDone()
+                    if worker == nil {
+                        worker = try WorkerProcess(arguments: workerArguments)
+                        stop.track(worker!)
                     }
-                    try file.write(to: out)
-                    report.done(item.relative, frames: file.frames.count, hands: file.frames.reduce(0) { $0 + $1.hands.count })
+                    let job = ExtractJob(input: item.url.path, output: out.path, relative: item.relative, options: opts)
+                    let event = try worker!.run(job) { report.framesDone($0) }
+                    switch event.kind {
+                    case .done: report.done(item.relative, frames: event.frames, hands: event.hands)
+                    case .incomplete: report.incomplete(item.relative, frames: event.frames, reason: event.reason ?? "")
+                    case .failed, .frames: report.failed(item.relative, event.reason ?? "failed")
+                    }
+                } catch let died as WorkerProcess.Died {
+                    // The worker's half-written output, if any, goes with it.
+                    try? FileManager.default.removeItem(at: KeypointFile.temporaryURL(for: out, pid: worker!.pid))
+                    stop.untrack(worker!)
+                    worker = nil
+                    if stop.requested { break }
+                    report.failed(item.relative, "\(item.url.path): \(died.description); the other files go on")
                 } catch {
-                    report.failed(item.relative, "\(error)")
+                    report.failed(item.relative, "\(item.url.path): cannot start a worker process (\(error))")
                 }
             }
         }
-        report.finish(seconds: Date().timeIntervalSince(start), output: output)
+        report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: stop.requested)
+        if stop.requested { throw ExitCode(130) }
         if report.failures > 0 { throw ExitCode(1) }
-    }
-}
-
-/// Finding inputs and deciding which are already done.
-enum InputFiles {
-    static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
-
-    static func isStillImage(_ url: URL) -> Bool { imageExtensions.contains(url.pathExtension.lowercased()) }
-
-    /// Every clip and image named or inside a named folder, with its path relative to that folder.
-    static func collect(_ inputs: [String], recursive: Bool) throws -> [(url: URL, relative: String)] {
-        var out: [(URL, String)] = []
-        let fm = FileManager.default
-        for input in inputs {
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: input, isDirectory: &isDir) else { throw ValidationError("\(input): no such file or folder") }
-            let url = URL(fileURLWithPath: input).standardizedFileURL
-            if !isDir.boolValue { out.append((url, url.lastPathComponent)); continue }
-            let names: [String]
-            if recursive {
-                names = (fm.enumerator(atPath: url.path)?.compactMap { $0 as? String } ?? [])
-            } else {
-                names = (try? fm.contentsOfDirectory(atPath: url.path)) ?? []
-            }
-            for name in names.sorted() {
-                let ext = (name as NSString).pathExtension.lowercased()
-                guard videoExtensions.contains(ext) || imageExtensions.contains(ext) else { continue }
-                out.append((url.appendingPathComponent(name), name))
-            }
-        }
-        return out
-    }
-
-    static func isUpToDate(_ output: URL, input: URL, settings: HandTrackerOptions, models: [String: String]) -> Bool {
-        let fm = FileManager.default
-        guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
-              let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
-              outDate >= inDate, let existing = try? KeypointFile.load(output) else { return false }
-        return existing.settings == settings && existing.models == models
     }
 }
 
@@ -178,69 +174,5 @@ final class Counter: @unchecked Sendable {
         guard value < limit else { return nil }
         value += 1
         return value - 1
-    }
-}
-
-/// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary.
-final class Report: @unchecked Sendable {
-    let total: Int
-    let quiet: Bool
-    let tty = isatty(STDERR_FILENO) != 0
-    private let lock = NSLock()
-    private(set) var failures = 0
-    private var doneCount = 0, skippedCount = 0, frames = 0, hands = 0
-    private var failed: [(String, String)] = []
-    private let started = Date()
-    private var lastDraw = Date.distantPast
-
-    init(total: Int, quiet: Bool) { self.total = total; self.quiet = quiet }
-
-    private func emit(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-
-    private func draw(force: Bool = false) {
-        guard tty, !quiet, force || Date().timeIntervalSince(lastDraw) > 0.2 else { return }
-        lastDraw = Date()
-        let finished = doneCount + skippedCount + failures
-        let elapsed = Date().timeIntervalSince(started)
-        let rate = Double(frames) / max(elapsed, 1e-3)
-        let eta = finished > 0 ? elapsed / Double(finished) * Double(total - finished) : 0
-        let width = 24, filled = total == 0 ? width : width * finished / total
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data(String(format: "\r[%@] %d/%d files  %d frames  %.1f frames/s  ETA %.0fs ",
-                                                   bar, finished, total, frames, rate, eta).utf8))
-    }
-
-    func frameDone() { lock.lock(); frames += 1; draw(); lock.unlock() }
-
-    func done(_ name: String, frames f: Int, hands h: Int) {
-        lock.lock(); defer { lock.unlock() }
-        doneCount += 1; hands += h
-        if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands") }
-        draw()
-    }
-
-    func skipped(_ name: String) {
-        lock.lock(); defer { lock.unlock() }
-        skippedCount += 1
-        if !quiet && !tty { emit("skip \(name): up to date") }
-        draw()
-    }
-
-    func failed(_ name: String, _ reason: String) {
-        lock.lock(); defer { lock.unlock() }
-        failures += 1
-        failed.append((name, reason))
-        if tty && !quiet { FileHandle.standardError.write(Data("\r".utf8)) }
-        emit("error: \(reason)")
-        draw()
-    }
-
-    func finish(seconds: Double, output: String) {
-        lock.lock(); defer { lock.unlock() }
-        draw(force: true)
-        if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
-        print(String(format: "%d files: %d done, %d skipped, %d failed; %d frames, %d hands, %.1f frames/s; keypoints in %@",
-                     total, doneCount, skippedCount, failures, frames, hands, Double(frames) / max(seconds, 1e-3), output))
-        for (name, reason) in failed { print("  failed \(name): \(reason)") }
     }
 }

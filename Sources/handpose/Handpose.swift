@@ -7,6 +7,6 @@ struct Handpose: ParsableCommand {
         commandName: "handpose",
         abstract: "Turn folders of video clips and images into hand-pose training data.",
         version: version,
-        subcommands: [Extract.self, Validate.self, Export.self, Synth.self, Render.self, Compare.self, Probe.self, Bench.self]
+        subcommands: [Extract.self, Validate.self, Export.self, Synth.self, Render.self, Compare.self, Probe.self, Bench.self, ExtractWorker.self]
     )
 }

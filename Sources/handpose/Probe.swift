@@ -27,11 +27,11 @@ struct Probe: ParsableCommand {
         }
         if json {
             var rows: [[String: Any]] = infos.map { i in
-                ["path": i.path, "ok": true, "container": i.container, "codec": i.codec, "pixelFormat": i.pixelFormat,
+                ["path": i.path, "ok": i.framesPastEndOfFile == 0, "container": i.container, "codec": i.codec, "pixelFormat": i.pixelFormat,
                  "width": i.width, "height": i.height, "rotation": i.rotation,
                  "averageFrameRate": i.averageFrameRate, "nominalFrameRate": i.nominalFrameRate,
                  "duration": i.duration, "frames": i.frameCount, "framesEstimated": i.frameCountIsEstimate,
-                 "still": i.isStillImage]
+                 "still": i.isStillImage, "framesPastEndOfFile": i.framesPastEndOfFile]
             }
             rows += failures.map { ["path": $0.0, "ok": false, "error": $0.1] }
             let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
@@ -47,8 +47,11 @@ struct Probe: ParsableCommand {
             rows.insert(header, at: 0)
             print(Table.render(rows))
             for (_, message) in failures { print("error: \(message)") }
+            for i in infos where i.framesPastEndOfFile > 0 {
+                print("error: \(i.path): truncated: the container indexes \(i.framesPastEndOfFile) of its \(i.frameCount) frames past the end of the file")
+            }
         }
-        if !failures.isEmpty { throw ExitCode(1) }
+        if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(1) }
     }
 }
 

@@ -53,7 +53,7 @@ final class CommandTests: XCTestCase {
         let (code, text) = try handpose(["extract", clips.appendingPathComponent("actions").path, "-o", out, "--models", models, "--jobs", "2"])
         XCTAssertEqual(code, 1, text)
         XCTAssertTrue(text.contains("broken.mp4"), text)
-        XCTAssertTrue(text.contains("7 done, 0 skipped, 1 failed"), text)
+        XCTAssertTrue(text.contains("7 done, 0 skipped, 0 incomplete, 1 failed"), text)
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         XCTAssertEqual(written.count, 7, "\(written)")
         XCTAssertFalse(written.contains { $0.contains("broken") || $0.contains("partial") || $0.hasPrefix(".") })
@@ -62,9 +62,9 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(file.models?.count, 2)
         // Second run: everything up to date is skipped; --overwrite redoes it.
         let (_, again) = try handpose(["extract", clips.appendingPathComponent("actions").path, "-o", out, "--models", models])
-        XCTAssertTrue(again.contains("0 done, 7 skipped, 1 failed"), again)
+        XCTAssertTrue(again.contains("0 done, 7 skipped, 0 incomplete, 1 failed"), again)
         let (_, forced) = try handpose(["extract", clips.appendingPathComponent("actions/wave_0.mp4").path, "-o", out, "--models", models, "--overwrite"])
-        XCTAssertTrue(forced.contains("1 done, 0 skipped, 0 failed"), forced)
+        XCTAssertTrue(forced.contains("1 done, 0 skipped, 0 incomplete, 0 failed"), forced)
     }
 
     func testRenderSheetGridAndMismatchRefusal() throws {

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Image memory handed to FFmpeg as a destination or source (swscale, encoders).
+///
+/// FFmpeg's SIMD code reads and writes whole vectors: swscale's output loops store 8 to 64 bytes at a
+/// time and may run past the last pixel of a row and past the last row. FFmpeg documents the rules it
+/// relies on: line sizes are multiples of the CPU's widest vector (`av_cpu_max_align()`, at most 64,
+/// as `av_frame_get_buffer` and `av_image_alloc` lay them out) and buffers carry padding after the
+/// end (`AV_INPUT_BUFFER_PADDING_SIZE`, 64 bytes). A packed `width * 3` array has neither: 200x200
+/// and 683x384 JPEGs wrote past it and corrupted the heap. So every such buffer is one of these.
+///
+/// With `guardPages` on, the padded end of the buffer sits exactly against an inaccessible page, so a
+/// write (or read) past the padding faults at once instead of corrupting memory: AddressSanitizer cannot
+/// see inside FFmpeg, which is not instrumented. Tests and `HANDPOSE_GUARD_PAGES=1` turn it on.
+public final class FFmpegImageBuffer {
+    /// FFmpeg's widest alignment (`av_cpu_max_align()` is 64 with AVX-512).
+    public static let alignment = 64
+    /// `AV_INPUT_BUFFER_PADDING_SIZE`: bytes FFmpeg may touch past a buffer's end.
+    public static let padding = 64
+    /// Place a guard page right after every new buffer's padding.
+    nonisolated(unsafe) public static var guardPages = ProcessInfo.processInfo.environment["HANDPOSE_GUARD_PAGES"] == "1"
+
+    /// Bytes per row: the row's bytes rounded up to `alignment`.
+    public let lineSize: Int
+    public let rows: Int
+    /// The first row.
+    public let base: UnsafeMutablePointer<UInt8>
+    private let mapping: (start: UnsafeMutableRawPointer, length: Int)?
+
+    /// A buffer for `rows` rows of `rowBytes` bytes each.
+    public init(rowBytes: Int, rows: Int) {
+        precondition(rowBytes > 0 && rows > 0, "image buffers have at least one byte and one row")
+        lineSize = (rowBytes + Self.alignment - 1) / Self.alignment * Self.alignment
+        self.rows = rows
+        let size = lineSize * rows + Self.padding   // a multiple of 64, so the end stays aligned too
+        if Self.guardPages {
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let dataPages = (size + page - 1) / page
+            let length = (dataPages + 1) * page
+            guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                  start != MAP_FAILED else { fatalError("mmap of \(length) bytes failed") }
+            let guardPage = start + dataPages * page
+            precondition(mprotect(guardPage, page, PROT_NONE) == 0, "mprotect failed")
+            mapping = (start, length)
+            base = (guardPage - size).assumingMemoryBound(to: UInt8.self)
+        } else {
+            mapping = nil
+            base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: Self.alignment)
+                .assumingMemoryBound(to: UInt8.self)
+        }
+    }
+
+    deinit {
+        if let mapping { munmap(mapping.start, mapping.length) } else { base.deallocate() }
+    }
+
+    /// Row `y`.
+    public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * lineSize }
+}

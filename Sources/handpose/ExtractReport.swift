@@ -1,0 +1,121 @@
+import Foundation
+
+/// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary,
+/// which names every file that failed, crashed, came out incomplete or was passed over, with the reason.
+final class Report: @unchecked Sendable {
+    let total: Int
+    let quiet: Bool
+    let tty = isatty(STDERR_FILENO) != 0
+    private let lock = NSLock()
+    /// Files whose keypoints are missing or incomplete, and folders that could not be read.
+    private(set) var failures = 0
+    private var doneCount = 0, skippedCount = 0, incompleteCount = 0, failedCount = 0, frames = 0, hands = 0
+    private var problems: [(kind: String, name: String, reason: String)] = []
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+
+    init(total: Int, quiet: Bool) { self.total = total; self.quiet = quiet }
+
+    private func emit(_ line: String) {
+        if tty && !quiet { FileHandle.standardError.write(Data("\r".utf8)) }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    private func draw(force: Bool = false) {
+        guard tty, !quiet, force || Date().timeIntervalSince(lastDraw) > 0.2 else { return }
+        lastDraw = Date()
+        let finished = doneCount + skippedCount + incompleteCount + failedCount
+        let elapsed = Date().timeIntervalSince(started)
+        let rate = Double(frames) / max(elapsed, 1e-3)
+        let eta = finished > 0 ? elapsed / Double(finished) * Double(total - finished) : 0
+        let width = 24, filled = total == 0 ? width : width * finished / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data(String(format: "\r[%@] %d/%d files  %d frames  %.1f frames/s  ETA %.0fs ",
+                                                   bar, finished, total, frames, rate, eta).utf8))
+    }
+
+    private func locked(_ body: () -> Void) { lock.lock(); body(); draw(); lock.unlock() }
+
+    func framesDone(_ n: Int) { locked { frames += n } }
+
+    func done(_ name: String, frames f: Int, hands h: Int) {
+        locked {
+            doneCount += 1; hands += h
+            if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands") }
+        }
+    }
+
+    func skipped(_ name: String) {
+        locked {
+            skippedCount += 1
+            if !quiet && !tty { emit("skip \(name): up to date") }
+        }
+    }
+
+    /// Keypoints written for the frames before the damage; counts as a failure for the exit code.
+    func incomplete(_ name: String, frames f: Int, reason: String) {
+        locked {
+            incompleteCount += 1; failures += 1
+            problems.append(("incomplete", name, "\(f) frames kept; \(reason)"))
+            emit("incomplete \(name): \(f) frames kept; \(reason)")
+        }
+    }
+
+    func failed(_ name: String, _ reason: String) {
+        locked {
+            failedCount += 1; failures += 1
+            problems.append(("failed", name, reason))
+            emit("error: \(reason)")
+        }
+    }
+
+    /// A path the input walk passed over; `lost` when files in it may be missing from the run.
+    func note(_ path: String, _ reason: String, lost: Bool) {
+        locked {
+            if lost { failures += 1 }
+            problems.append((lost ? "not searched" : "skipped", path, reason))
+            emit("\(lost ? "error" : "warning"): \(path): \(reason)")
+        }
+    }
+
+    func finish(seconds: Double, output: String, interrupted: Bool = false) {
+        lock.lock(); defer { lock.unlock() }
+        draw(force: true)
+        if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
+        let notStarted = total - doneCount - skippedCount - incompleteCount - failedCount
+        print(String(format: "%d files: %d done, %d skipped, %d incomplete, %d failed%@; %d frames, %d hands, %.1f frames/s; keypoints in %@",
+                     total, doneCount, skippedCount, incompleteCount, failedCount,
+                     interrupted ? ", \(notStarted) not done (interrupted; run again to resume)" : "",
+                     frames, hands, Double(frames) / max(seconds, 1e-3), output))
+        for p in problems { print("  \(p.kind) \(p.name): \(p.reason)") }
+    }
+}
+
+/// SIGINT and SIGTERM: take no new file, stop the workers, print the summary.
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+    private var workers: [ObjectIdentifier: WorkerProcess] = [:]
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        signal(SIGPIPE, SIG_IGN)   // a worker that died must not take the supervisor with it
+        for s in [SIGINT, SIGTERM] {
+            signal(s, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
+            source.setEventHandler { [weak self] in self?.stop() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var requested: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    func track(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = w; lock.unlock() }
+    func untrack(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = nil; lock.unlock() }
+
+    private func stop() {
+        lock.lock(); stopped = true; let running = Array(workers.values); lock.unlock()
+        for w in running { w.terminate() }
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Datasets
+import Foundation
+import HandLandmarks
+
+/// Finding inputs and deciding which are already done.
+enum InputFiles {
+    static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
+
+    static func isStillImage(_ url: URL) -> Bool { imageExtensions.contains(url.pathExtension.lowercased()) }
+    static func isMedia(_ name: String) -> Bool {
+        let ext = (name as NSString).pathExtension.lowercased()
+        return videoExtensions.contains(ext) || imageExtensions.contains(ext)
+    }
+
+    struct Item { var url: URL; var relative: String }
+
+    /// What the walk found: inputs, places it passed over and why, and what to tell a user who got nothing.
+    struct Found {
+        var items: [Item] = []
+        /// (path, reason): folders that could not be read, symlink loops, broken links, a file reached twice.
+        var skipped: [(path: String, reason: String, lost: Bool)] = []
+        var subfoldersNotSearched = 0
+        var otherFiles = 0
+    }
+
+    /// Every clip and image named or inside a named folder, with its path relative to that folder.
+    /// Symlinked folders are followed; a folder or file already reached (a loop, or two links to one
+    /// place) is visited once and the other path reported. Unreadable folders are reported, not dropped.
+    static func collect(_ inputs: [String], recursive: Bool) throws -> Found {
+        var found = Found()
+        var seenFolders: [FileID: String] = [:]
+        var seenFiles: [FileID: String] = [:]
+        for input in inputs {
+            guard let id = FileID(input) else {
+                if (try? FileManager.default.destinationOfSymbolicLink(atPath: input)) != nil {
+                    throw ValidationError("\(input): a symbolic link to something that does not exist")
+                }
+                throw ValidationError("\(input): no such file or folder")
+            }
+            let url = URL(fileURLWithPath: input).standardizedFileURL
+            if !id.isFolder {
+                if let first = seenFiles[id] { found.skipped.append((input, "the same file as \(first)", false)); continue }
+                seenFiles[id] = input
+                found.items.append(Item(url: url, relative: url.lastPathComponent))
+                continue
+            }
+            walk(url, relative: "", id: id, recursive: recursive, seenFolders: &seenFolders, seenFiles: &seenFiles, into: &found)
+        }
+        return found
+    }
+
+    private static func walk(_ folder: URL, relative: String, id: FileID, recursive: Bool,
+                             seenFolders: inout [FileID: String], seenFiles: inout [FileID: String], into found: inout Found) {
+        if let first = seenFolders[id] {
+            found.skipped.append((folder.path, "the same folder as \(first) (a symbolic link loop or a second link)", false))
+            return
+        }
+        seenFolders[id] = folder.path
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() } catch {
+            found.skipped.append((folder.path, "cannot be read (\(describe(error)))", true))
+            return
+        }
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            guard let child = FileID(url.path) else {
+                found.skipped.append((url.path, "a symbolic link to something that does not exist", false))
+                continue
+            }
+            if child.isFolder {
+                if recursive {
+                    walk(url, relative: rel, id: child, recursive: true, seenFolders: &seenFolders, seenFiles: &seenFiles, into: &found)
+                } else {
+                    found.subfoldersNotSearched += 1
+                }
+            } else if isMedia(name) {
+                if let first = seenFiles[child] { found.skipped.append((url.path, "the same file as \(first)", false)); continue }
+                seenFiles[child] = url.path
+                found.items.append(Item(url: url, relative: rel))
+            } else {
+                found.otherFiles += 1
+            }
+        }
+    }
+
+    static func isUpToDate(_ output: URL, input: URL, settings: HandTrackerOptions, models: [String: String]) -> KeypointFile? {
+        let fm = FileManager.default
+        guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
+              let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
+              outDate >= inDate, let existing = try? KeypointFile.load(output),
+              existing.settings == settings, existing.models == models else { return nil }
+        return existing
+    }
+
+    /// An output folder checked before any work: it is a folder (or can be made one) and can be written.
+    static func prepareOutputFolder(_ path: String) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw ValidationError("\(path): is a file; -o needs a folder (a new or existing one)") }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+                throw ValidationError("\(path): cannot create the output folder (\(describe(error)))")
+            }
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw ValidationError("\(path): cannot write into the output folder (\(String(cString: strerror(errno))))")
+        }
+    }
+}
+
+/// A file's identity on disk (device and inode, symbolic links followed): two paths, one file.
+struct FileID: Hashable {
+    let device: UInt64
+    let inode: UInt64
+    let isFolder: Bool
+
+    init?(_ path: String) {
+        var s = stat()
+        guard stat(path, &s) == 0 else { return nil }
+        device = UInt64(s.st_dev)
+        inode = UInt64(s.st_ino)
+        isFolder = (s.st_mode & S_IFMT) == S_IFDIR
+    }
+}

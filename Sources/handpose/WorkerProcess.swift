@@ -1,0 +1,114 @@
+import Datasets
+import Foundation
+
+/// An `extract-worker` child process, seen from the supervisor: send a job, read its events until the
+/// job's outcome, or learn that the worker died (and of what) while it held the job.
+final class WorkerProcess {
+    /// How a worker ended while it held a job.
+    struct Died: Error {
+        var signal: Int32?
+        var status: Int32?
+        /// The last lines the worker wrote to its standard error (a Swift runtime error, say).
+        var lastWords: String
+
+        var description: String {
+            let how = signal.map { "crashed (signal \($0), \(signalName($0)))" } ?? "exited with status \(status ?? -1) mid-file"
+            return lastWords.isEmpty ? how : "\(how): \(lastWords)"
+        }
+    }
+
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    /// The worker's standard error goes to a file, which never fills up and blocks it as a pipe would.
+    private let errorLog: URL
+    private var buffer: [UInt8] = []
+
+    /// Starts this same executable as `handpose extract-worker ARGUMENTS`.
+    init(arguments: [String]) throws {
+        var path = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        process.executableURL = n > 0 ? URL(fileURLWithPath: String(cString: path)) : URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["extract-worker"] + arguments
+        // Swift's crash backtracer takes a second per crash and buries the runtime's one-line reason.
+        var environment = ProcessInfo.processInfo.environment
+        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        process.environment = environment
+        errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-worker-\(getpid())-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        try process.run()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: errorLog) }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Runs `job`; `frames` gets the worker's progress. Returns the job's outcome event, or throws `Died`.
+    func run(_ job: ExtractJob, frames: (Int) -> Void) throws -> ExtractEvent {
+        var line = try JSONEncoder().encode(job)
+        line.append(0x0A)
+        do { try input.fileHandleForWriting.write(contentsOf: line) } catch { throw died() }
+        while let next = readLine() {
+            guard let event = try? JSONDecoder().decode(ExtractEvent.self, from: next) else { continue }
+            if event.kind == .frames { frames(event.frames); continue }
+            return event
+        }
+        throw died()
+    }
+
+    /// Closes the worker's input, so it finishes, and waits for it.
+    func finish() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// Stops the worker now (the supervisor was interrupted).
+    func terminate() { if process.isRunning { kill(pid, SIGTERM) } }
+
+    private func readLine() -> Data? {
+        let fd = output.fileHandleForReading.fileDescriptor
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Data(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    private func died() -> Died {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let text = String(decoding: (try? Data(contentsOf: errorLog)) ?? Data(), as: UTF8.self)
+        let last = text.split(separator: "\n").suffix(2).joined(separator: " / ")
+        let words = last.count > 300 ? String(last.prefix(300)) + "…" : last
+        if process.terminationReason == .uncaughtSignal {
+            return Died(signal: process.terminationStatus, status: nil, lastWords: words)
+        }
+        return Died(signal: nil, status: process.terminationStatus, lastWords: words)
+    }
+}
+
+/// SIGSEGV, SIGABRT, ...: the name a user can search for.
+func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGSEGV: return "SIGSEGV"
+    case SIGABRT: return "SIGABRT"
+    case SIGBUS: return "SIGBUS"
+    case SIGILL: return "SIGILL"
+    case SIGFPE: return "SIGFPE"
+    case SIGKILL: return "SIGKILL, perhaps out of memory"
+    case SIGTERM: return "SIGTERM"
+    case SIGINT: return "SIGINT"
+    case SIGTRAP: return "SIGTRAP"
+    default: return "signal \(signal)"
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+import Datasets
+import Synthesis
+import VideoIO
+
+/// `extract` over the inputs real folders hold: stills of the sizes that once crashed FFmpeg's
+/// converter, random bytes, an empty file, a truncated clip, a file that kills its worker, symbolic links.
+final class ExtractRobustnessTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("robust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func handpose(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+
+    func models() throws -> String {
+        let m = Self.root.appendingPathComponent("Models")
+        guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
+            print("SKIP: models absent; run `make setup`")
+            throw XCTSkip("models absent")
+        }
+        return m.path
+    }
+
+    /// Good clips and stills in `good/`; the same plus every kind of bad input in `mixed/`.
+    func makeFolders() throws -> (good: URL, mixed: URL) {
+        let good = dir.appendingPathComponent("good"), mixed = dir.appendingPathComponent("mixed")
+        var s = SynthSettings()
+        s.perClass = 1; s.seconds = 1.5; s.montages = 0; s.posesPerClass = 0
+        let synth = dir.appendingPathComponent("synth")
+        try SyntheticDataset.generate(s, to: synth, tool: .init(name: "handpose", version: "test"))
+        let python = Self.root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else { print("SKIP: .venv absent; run `make setup`"); throw XCTSkip(".venv absent") }
+        let stills = dir.appendingPathComponent("stills")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [Self.root.appendingPathComponent("scripts/make_stills.py").path, stills.path, "200,683", "200,384"]
+        try p.run(); p.waitUntilExit()
+        guard p.terminationStatus == 0 else { print("SKIP: make_stills.py failed (Pillow absent? run `make setup`)"); throw XCTSkip("no stills") }
+        let fm = FileManager.default
+        for folder in [good, mixed] {
+            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+            for name in ["wave_0.mp4", "grab_0.mp4"] {
+                try fm.copyItem(at: synth.appendingPathComponent("actions/\(name)"), to: folder.appendingPathComponent(name))
+            }
+            for name in ["jpeg420_200x200.jpg", "jpeg422_683x384.jpg", "palette_683x200.png"] {
+                try fm.copyItem(at: stills.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+            }
+        }
+        try Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }).write(to: mixed.appendingPathComponent("random.jpg"))
+        try Data().write(to: mixed.appendingPathComponent("empty.mp4"))
+        let clip = try Data(contentsOf: synth.appendingPathComponent("actions/pinch_0.mp4"))
+        try clip.prefix(clip.count * 8 / 10).write(to: mixed.appendingPathComponent("truncated.mp4"))
+        try fm.copyItem(at: synth.appendingPathComponent("actions/point_0.mp4"), to: mixed.appendingPathComponent("poison.mp4"))
+        return (good, mixed)
+    }
+
+    func testAMixedFolderCostsOnlyTheBadFiles() throws {
+        let models = try models()
+        let (good, mixed) = try makeFolders()
+        let clean = dir.appendingPathComponent("clean").path, out = dir.appendingPathComponent("out").path
+        let (cleanCode, cleanText) = try handpose(["extract", good.path, "-o", clean, "--models", models, "--jobs", "2"])
+        XCTAssertEqual(cleanCode, 0, cleanText)
+        let crash = [ExtractWorkerHook.variable: "poison.mp4"]
+        let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"], environment: crash)
+        XCTAssertEqual(code, 1, text)
+        XCTAssertTrue(text.contains("9 files: 5 done, 0 skipped, 1 incomplete, 3 failed"), text)
+        for (name, reason) in [("random.jpg", "cannot decode its first frame"), ("empty.mp4", "not a video or image"),
+                               ("poison.mp4", "crashed (signal 11, SIGSEGV)"), ("truncated.mp4", "frames kept")] {
+            XCTAssertTrue(text.split(separator: "\n").contains { $0.contains(name) && $0.contains(reason) }, "\(name): \(reason)\n\(text)")
+        }
+        // Every good file's keypoints, byte for byte as in a run without the bad files.
+        let names = try FileManager.default.contentsOfDirectory(atPath: clean).sorted()
+        XCTAssertEqual(names.count, 5)
+        for name in names {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: clean).appendingPathComponent(name)),
+                           try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(name)), name)
+        }
+        // The truncated clip keeps its frames, marked incomplete; nothing else and no temporary file remains.
+        let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        XCTAssertEqual(written, (names + ["truncated.mp4.hands.json"]).sorted())
+        let cut = try KeypointFile.load(URL(fileURLWithPath: out).appendingPathComponent("truncated.mp4.hands.json"))
+        XCTAssertNotNil(cut.incomplete)
+        XCTAssertGreaterThan(cut.frames.count, 2)
+        XCTAssertEqual(cut.incomplete?.lastGoodFrame, cut.frames.last?.i)
+        // A rerun gets past the file that kills its worker, and reports it again.
+        let (again, againText) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "1"], environment: crash)
+        XCTAssertEqual(again, 1, againText)
+        XCTAssertTrue(againText.contains("9 files: 0 done, 5 skipped, 1 incomplete, 3 failed"), againText)
+    }
+
+    func testSymlinkedFoldersLoopsAndEmptyResults() throws {
+        let models = try models()
+        let fm = FileManager.default
+        let real = dir.appendingPathComponent("real/sub")
+        try fm.createDirectory(at: real, withIntermediateDirectories: true)
+        try VideoWriterFixture.clip(real.appendingPathComponent("a.mp4"))
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("real/sub/loop").path, withDestinationPath: dir.appendingPathComponent("real").path)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: dir.appendingPathComponent("real").path)
+        let out = dir.appendingPathComponent("out").path
+        // A folder holding only sub-folders, without -r: nothing found, exit 1, and the hint to add -r.
+        let (flat, flatText) = try handpose(["extract", dir.appendingPathComponent("link").path, "-o", out, "--models", models])
+        XCTAssertEqual(flat, 1, flatText)
+        XCTAssertTrue(flatText.contains("add -r"), flatText)
+        // Through a symlinked input folder with -r: the clip is found once, the loop reported, not followed.
+        let (code, text) = try handpose(["extract", dir.appendingPathComponent("link").path, "-r", "-o", out, "--models", models])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertTrue(text.contains("1 files: 1 done"), text)
+        XCTAssertTrue(text.contains("loop"), text)
+        XCTAssertTrue(fm.fileExists(atPath: out + "/sub/a.mp4.hands.json"))
+        // An output path that is a file is refused before any work.
+        let file = dir.appendingPathComponent("afile")
+        try Data("x".utf8).write(to: file)
+        let (bad, badText) = try handpose(["extract", dir.appendingPathComponent("link").path, "-r", "-o", file.path, "--models", models])
+        XCTAssertNotEqual(bad, 0, badText)
+        XCTAssertTrue(badText.contains("is a file"), badText)
+        XCTAssertFalse(badText.contains("done"), badText)
+    }
+}
+
+/// The name of the worker's crash hook (kept in one place: `ExtractWorker.crashHookVariable`).
+enum ExtractWorkerHook { static let variable = "HANDPOSE_TEST_CRASH_ON" }
+
+/// A short real clip, written with VideoWriter.
+enum VideoWriterFixture {
+    static func clip(_ url: URL, frames: Int = 5) throws {
+        let writer = try VideoWriter(url: url, width: 64, height: 48, frameRate: Rational(10, 1))
+        for i in 0..<frames {
+            var f = VideoFrame(width: 64, height: 48)
+            for k in stride(from: 0, to: f.pixels.count, by: 3) { f.pixels[k] = UInt8(truncatingIfNeeded: i * 40 + k) }
+            try writer.append(f)
+        }
+        try writer.finish()
+    }
+}

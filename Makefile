@@ -1,4 +1,5 @@
 # handpose: `make setup` then `make test`. `make run` does the main job on Samples/.
+SHELL := /bin/bash
 SWIFT ?= swift
 VENV  ?= .venv
 PY    := $(VENV)/bin/python
@@ -58,12 +59,22 @@ bench: build bench-setup
 bench-setup: venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless
 
-# libFuzzer over the annotation parsers, seeded with the example files (FUZZ_SECONDS, default 600).
+# libFuzzer: the annotation parsers, the keypoint-file reader and VideoReader over mutated media files
+# (with guard pages after FFmpeg's buffers), each seeded from Fuzz/corpus/<target>/. Each target runs for
+# FUZZ_SECONDS (default 600) or FUZZ_RUNS executions, whichever ends first; any crash stops make.
 FUZZ_SECONDS ?= 600
+FUZZ_RUNS ?= -1
+FUZZ_TARGETS ?= AnnotationsFuzz KeypointsFuzz VideoReaderFuzz
 fuzz:
 	cd Fuzz && $(SWIFT) build -c release
-	mkdir -p Fuzz/.work && cp Fuzz/corpus/* Fuzz/.work/
-	Fuzz/.build/release/AnnotationsFuzz Fuzz/.work -max_total_time=$(FUZZ_SECONDS) -max_len=4096
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p Fuzz/.work/$$t && cp -n Fuzz/corpus/$$t/* Fuzz/.work/$$t/ && \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS)s" && \
+	  Fuzz/.build/release/$$t Fuzz/.work/$$t -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -max_len=8192 \
+	    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=Fuzz/.work/$$t- 2>&1 | \
+	    grep -E "^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY|Done [0-9]+ runs" ; \
+	  test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
 
 clean:
 	rm -rf .build out Fuzz/.build Fuzz/.work

@@ -48,7 +48,33 @@ enum InputFiles {
             }
             walk(url, relative: "", id: id, recursive: recursive, seenFolders: &seenFolders, seenFiles: &seenFiles, into: &found)
         }
+        try refuseCollisions(found.items)
         return found
+    }
+
+    /// Outputs are named by the path relative to the input given, so two inputs can claim one output
+    /// (`extract poses/call poses/rock` where both hold 0001.jpg). One would silently overwrite the
+    /// other; the run is refused before it starts, naming both.
+    static func refuseCollisions(_ items: [Item]) throws {
+        var owner: [String: URL] = [:]
+        var clashes: [String] = []
+        for item in items {
+            if let first = owner[item.relative] {
+                clashes.append("\(first.path) and \(item.url.path) would both be written as \(item.relative)")
+            } else {
+                owner[item.relative] = item.url
+            }
+        }
+        guard clashes.isEmpty else {
+            let shown = clashes.prefix(10).joined(separator: "\n  ")
+            let more = clashes.count > 10 ? "\n  ... and \(clashes.count - 10) more" : ""
+            throw ValidationError("""
+                \(clashes.count) outputs would be written twice:
+                  \(shown)\(more)
+                Outputs are named by the path relative to each input given; give the folder that holds them all \
+                (e.g. the parent folder with -r) so their paths differ, or extract them into separate output folders.
+                """)
+        }
     }
 
     private static func walk(_ folder: URL, relative: String, id: FileID, recursive: Bool,

@@ -136,6 +136,26 @@ final class ExtractRobustnessTests: XCTestCase {
         XCTAssertTrue(badText.contains("is a file"), badText)
         XCTAssertFalse(badText.contains("done"), badText)
     }
+
+    func testTwoInputsClaimingOneOutputAreRefusedBeforeWork() throws {
+        let models = try models()
+        for label in ["call", "rock"] {
+            let folder = dir.appendingPathComponent("poses/\(label)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try VideoWriterFixture.clip(folder.appendingPathComponent("0001.mp4"), frames: 2)
+        }
+        let out = dir.appendingPathComponent("kp").path
+        let (code, text) = try handpose(["extract", dir.appendingPathComponent("poses/call").path, dir.appendingPathComponent("poses/rock").path,
+                                         "-o", out, "--models", models])
+        XCTAssertNotEqual(code, 0, text)
+        XCTAssertTrue(text.contains("poses/call/0001.mp4") && text.contains("poses/rock/0001.mp4"), text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/0001.mp4.hands.json"))
+        // Their common parent, searched with -r, names them apart.
+        let (ok, okText) = try handpose(["extract", dir.appendingPathComponent("poses").path, "-r", "-o", out, "--models", models])
+        XCTAssertEqual(ok, 0, okText)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/call/0001.mp4.hands.json"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/rock/0001.mp4.hands.json"))
+    }
 }
 
 /// The name of the worker's crash hook (kept in one place: `ExtractWorker.crashHookVariable`).

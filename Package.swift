@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module layout: VideoIO -> HandLandmarks (-> Inference) -> Datasets <- Annotations.
+// Module layout: VideoIO -> HandLandmarks (-> Inference) -> Datasets <- Annotations; Extraction (the pipeline
+// from inputs to keypoint files) builds on all three.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
@@ -30,11 +31,12 @@ let package = Package(
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"]),
         .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"]),
+        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets", "Synthesis",
+                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets", "Extraction", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,8 +47,9 @@ let package = Package(
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ],
     swiftLanguageModes: [.v5]
 )

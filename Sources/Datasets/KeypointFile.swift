@@ -18,6 +18,8 @@ public struct KeypointFile: Codable, Sendable {
         public var name: String
         public var version: String
         public init(name: String, version: String) { self.name = name; self.version = version }
+        /// This tool, as it signs the files it writes.
+        public static let handpose = Tool(name: "handpose", version: "0.1.0")
     }
     public struct Hand: Codable, Sendable {
         public var chirality: Chirality

@@ -8,8 +8,10 @@ public final class HandModels {
     public let landmark: TFLiteModel
     /// File name to SHA-256 (hex) of the files loaded.
     public let hashes: [String: String]
+    public let complexity: HandTrackerOptions.Complexity
 
     public init(directory: URL, complexity: HandTrackerOptions.Complexity) throws {
+        self.complexity = complexity
         let palmName = "palm_detection_\(complexity.rawValue).tflite"
         let landmarkName = "hand_landmark_\(complexity.rawValue).tflite"
         let palmURL = directory.appendingPathComponent(palmName), landmarkURL = directory.appendingPathComponent(landmarkName)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Extraction
 import Foundation
 import Inference
 import VideoIO
@@ -160,8 +161,7 @@ struct BenchExtract: ParsableCommand {
     @Option(help: "A Python with mediapipe==0.10.14 and OpenCV (make bench-setup puts one in .venv).")
     var reference: String?
 
-    @Option(help: "Folder with the .tflite models.")
-    var models = "Models"
+    @OptionGroup var extraction: ExtractionFlags
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -175,9 +175,10 @@ struct BenchExtract: ParsableCommand {
         let files = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }
         let frames = try files.reduce(0) { $0 + (try VideoReader(url: $1.url).info.frameCount) }
         let start = Date()
-        let command = try Extract.parse(files.map(\.url.path) + ["-o", out.path, "--overwrite", "--quiet", "--models", models])
-        try command.run()
+        let failures = FailureCount()
+        _ = try extraction.pipeline(overwrite: true).run(files, into: out) { if case .failed = $0 { failures.add() } }
         let ours = Date().timeIntervalSince(start)
+        guard failures.count == 0 else { throw ValidationError("\(failures.count) clips failed to extract; run `handpose extract` on them to see why") }
         var row: [String: Any] = ["clips": files.count, "frames": frames, "handpose_seconds": ours, "handpose_fps": Double(frames) / ours]
         if let reference {
             let p = Process()
@@ -207,6 +208,14 @@ struct BenchExtract: ParsableCommand {
                       (row["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? "-"])
         print(Table.render(table))
     }
+}
+
+/// Failed files counted from pipeline events.
+final class FailureCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.lock(); defer { lock.unlock() }; return value }
+    func add() { lock.lock(); value += 1; lock.unlock() }
 }
 
 struct BenchDecode: ParsableCommand {

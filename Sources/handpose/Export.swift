@@ -1,6 +1,7 @@
 import Annotations
 import ArgumentParser
 import Datasets
+import Extraction
 import Foundation
 import HandLandmarks
 

@@ -1,3 +1,4 @@
+import Extraction
 import Foundation
 
 /// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary,
@@ -36,7 +37,16 @@ final class Report: @unchecked Sendable {
 
     private func locked(_ body: () -> Void) { lock.lock(); body(); draw(); lock.unlock() }
 
-    func framesDone(_ n: Int) { locked { frames += n } }
+    /// Draws one pipeline event.
+    func record(_ event: ExtractionPipeline.Event) {
+        switch event {
+        case .frames(let n): locked { frames += n }
+        case .done(let name, let f, let h): done(name, frames: f, hands: h)
+        case .skipped(let name): skipped(name)
+        case .incomplete(let name, let f, let reason): incomplete(name, frames: f, reason: reason)
+        case .failed(let name, let reason): failed(name, reason)
+        }
+    }
 
     func done(_ name: String, frames f: Int, hands h: Int) {
         locked {
@@ -88,34 +98,5 @@ final class Report: @unchecked Sendable {
                      interrupted ? ", \(notStarted) not done (interrupted; run again to resume)" : "",
                      frames, hands, Double(frames) / max(seconds, 1e-3), output))
         for p in problems { print("  \(p.kind) \(p.name): \(p.reason)") }
-    }
-}
-
-/// SIGINT and SIGTERM: take no new file, stop the workers, print the summary.
-final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopped = false
-    private var workers: [ObjectIdentifier: WorkerProcess] = [:]
-    private var sources: [DispatchSourceSignal] = []
-
-    init() {
-        signal(SIGPIPE, SIG_IGN)   // a worker that died must not take the supervisor with it
-        for s in [SIGINT, SIGTERM] {
-            signal(s, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
-            source.setEventHandler { [weak self] in self?.stop() }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    var requested: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
-
-    func track(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = w; lock.unlock() }
-    func untrack(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = nil; lock.unlock() }
-
-    private func stop() {
-        lock.lock(); stopped = true; let running = Array(workers.values); lock.unlock()
-        for w in running { w.terminate() }
     }
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import Datasets
 
 @main
 struct Handpose: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = KeypointFile.Tool.handpose.version
     static let configuration = CommandConfiguration(
         commandName: "handpose",
         abstract: "Turn folders of video clips and images into hand-pose training data.",

@@ -24,12 +24,13 @@ final class WorkerProcess {
     private let errorLog: URL
     private var buffer: [UInt8] = []
 
-    /// Starts this same executable as `handpose extract-worker ARGUMENTS`.
+    /// Starts this same executable as `handpose extract-worker ARGUMENTS` (the tool's hidden command
+    /// that calls `ExtractionWorker.serve`).
     init(arguments: [String]) throws {
         var path = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &path, path.count - 1)
         process.executableURL = n > 0 ? URL(fileURLWithPath: String(cString: path)) : URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["extract-worker"] + arguments
+        process.arguments = [ExtractionPipeline.workerCommand] + arguments
         // Swift's crash backtracer takes a second per crash and buries the runtime's one-line reason.
         var environment = ProcessInfo.processInfo.environment
         if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
@@ -47,12 +48,12 @@ final class WorkerProcess {
     var pid: Int32 { process.processIdentifier }
 
     /// Runs `job`; `frames` gets the worker's progress. Returns the job's outcome event, or throws `Died`.
-    func run(_ job: ExtractJob, frames: (Int) -> Void) throws -> ExtractEvent {
+    func run(_ job: ExtractionJob, frames: (Int) -> Void) throws -> ExtractionEvent {
         var line = try JSONEncoder().encode(job)
         line.append(0x0A)
         do { try input.fileHandleForWriting.write(contentsOf: line) } catch { throw died() }
         while let next = readLine() {
-            guard let event = try? JSONDecoder().decode(ExtractEvent.self, from: next) else { continue }
+            guard let event = try? JSONDecoder().decode(ExtractionEvent.self, from: next) else { continue }
             if event.kind == .frames { frames(event.frames); continue }
             return event
         }

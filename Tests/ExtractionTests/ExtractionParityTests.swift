@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import Datasets
+import Extraction
 import HandLandmarks
 import VideoIO
 

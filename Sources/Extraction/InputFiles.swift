@@ -1,43 +1,48 @@
-import ArgumentParser
 import Datasets
 import Foundation
 import HandLandmarks
 
 /// Finding inputs and deciding which are already done.
-enum InputFiles {
-    static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
+public enum InputFiles {
+    public static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
 
-    static func isStillImage(_ url: URL) -> Bool { imageExtensions.contains(url.pathExtension.lowercased()) }
-    static func isMedia(_ name: String) -> Bool {
+    public static func isStillImage(_ url: URL) -> Bool { imageExtensions.contains(url.pathExtension.lowercased()) }
+    public static func isMedia(_ name: String) -> Bool {
         let ext = (name as NSString).pathExtension.lowercased()
         return videoExtensions.contains(ext) || imageExtensions.contains(ext)
     }
 
-    struct Item { var url: URL; var relative: String }
+    /// An input and its path relative to the input given, which names its outputs.
+    public struct Item: Sendable {
+        public var url: URL
+        public var relative: String
+        public init(url: URL, relative: String) { self.url = url; self.relative = relative }
+    }
 
     /// What the walk found: inputs, places it passed over and why, and what to tell a user who got nothing.
-    struct Found {
-        var items: [Item] = []
-        /// (path, reason): folders that could not be read, symlink loops, broken links, a file reached twice.
-        var skipped: [(path: String, reason: String, lost: Bool)] = []
-        var subfoldersNotSearched = 0
-        var otherFiles = 0
+    public struct Found: Sendable {
+        public var items: [Item] = []
+        /// Folders that could not be read (`lost`: files in them may be missing from the run), symlink
+        /// loops, broken links, a file reached twice.
+        public var skipped: [(path: String, reason: String, lost: Bool)] = []
+        public var subfoldersNotSearched = 0
+        public var otherFiles = 0
     }
 
     /// Every clip and image named or inside a named folder, with its path relative to that folder.
     /// Symlinked folders are followed; a folder or file already reached (a loop, or two links to one
     /// place) is visited once and the other path reported. Unreadable folders are reported, not dropped.
-    static func collect(_ inputs: [String], recursive: Bool) throws -> Found {
+    public static func collect(_ inputs: [String], recursive: Bool) throws -> Found {
         var found = Found()
         var seenFolders: [FileID: String] = [:]
         var seenFiles: [FileID: String] = [:]
         for input in inputs {
             guard let id = FileID(input) else {
                 if (try? FileManager.default.destinationOfSymbolicLink(atPath: input)) != nil {
-                    throw ValidationError("\(input): a symbolic link to something that does not exist")
+                    throw ExtractionError.input(path: input, reason: "a symbolic link to something that does not exist")
                 }
-                throw ValidationError("\(input): no such file or folder")
+                throw ExtractionError.input(path: input, reason: "no such file or folder")
             }
             let url = URL(fileURLWithPath: input).standardizedFileURL
             if !id.isFolder {
@@ -55,7 +60,7 @@ enum InputFiles {
     /// Outputs are named by the path relative to the input given, so two inputs can claim one output
     /// (`extract poses/call poses/rock` where both hold 0001.jpg). One would silently overwrite the
     /// other; the run is refused before it starts, naming both.
-    static func refuseCollisions(_ items: [Item]) throws {
+    public static func refuseCollisions(_ items: [Item]) throws {
         var owner: [String: URL] = [:]
         var clashes: [String] = []
         for item in items {
@@ -68,12 +73,7 @@ enum InputFiles {
         guard clashes.isEmpty else {
             let shown = clashes.prefix(10).joined(separator: "\n  ")
             let more = clashes.count > 10 ? "\n  ... and \(clashes.count - 10) more" : ""
-            throw ValidationError("""
-                \(clashes.count) outputs would be written twice:
-                  \(shown)\(more)
-                Outputs are named by the path relative to each input given; give the folder that holds them all \
-                (e.g. the parent folder with -r) so their paths differ, or extract them into separate output folders.
-                """)
+            throw ExtractionError.collisions(count: clashes.count, listed: shown + more)
         }
     }
 
@@ -112,7 +112,7 @@ enum InputFiles {
         }
     }
 
-    static func isUpToDate(_ output: URL, input: URL, settings: HandTrackerOptions, models: [String: String]) -> KeypointFile? {
+    public static func isUpToDate(_ output: URL, input: URL, settings: HandTrackerOptions, models: [String: String]) -> KeypointFile? {
         let fm = FileManager.default
         guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
               let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
@@ -122,17 +122,17 @@ enum InputFiles {
     }
 
     /// An output folder checked before any work: it is a folder (or can be made one) and can be written.
-    static func prepareOutputFolder(_ path: String) throws {
+    public static func prepareOutputFolder(_ path: String) throws {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw ValidationError("\(path): is a file; -o needs a folder (a new or existing one)") }
+            guard isDir.boolValue else { throw ExtractionError.output(path: path, reason: "is a file; the output must be a folder (a new or existing one)") }
         } else {
             do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-                throw ValidationError("\(path): cannot create the output folder (\(describe(error)))")
+                throw ExtractionError.output(path: path, reason: "cannot create the output folder (\(describe(error)))")
             }
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw ValidationError("\(path): cannot write into the output folder (\(String(cString: strerror(errno))))")
+            throw ExtractionError.output(path: path, reason: "cannot write into the output folder (\(String(cString: strerror(errno))))")
         }
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Why an extraction could not start; each case names the path a user must look at.
+public enum ExtractionError: Error, CustomStringConvertible, Equatable {
+    case input(path: String, reason: String)
+    case output(path: String, reason: String)
+    /// Inputs that would share an output: `listed` names the pairs (at most ten, then a count).
+    case collisions(count: Int, listed: String)
+
+    public var description: String {
+        switch self {
+        case .input(let p, let r): return "\(p): \(r)"
+        case .output(let p, let r): return "\(p): \(r)"
+        case .collisions(let n, let listed):
+            return """
+            \(n) outputs would be written twice:
+              \(listed)
+            Outputs are named by the path relative to each input given; give the folder that holds them all \
+            (e.g. the parent folder with -r) so their paths differ, or extract them into separate output folders.
+            """
+        }
+    }
+}

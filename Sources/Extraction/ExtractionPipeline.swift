@@ -1,0 +1,149 @@
+import Datasets
+import Foundation
+import HandLandmarks
+
+/// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
+/// extraction and `bench`. Each file runs in a worker process (`jobs` of them): a file that crashes
+/// FFmpeg or the engine costs that file only, and a new worker takes the next. Outputs are named by
+/// `outputURL`; an output newer than its input and made with the same settings and models is kept.
+public struct ExtractionPipeline {
+    /// The hidden subcommand of the tool that runs `ExtractionWorker.serve`.
+    public static let workerCommand = "extract-worker"
+
+    /// What happened, for the caller to draw: progress in frames, then one outcome per file.
+    public enum Event: Sendable {
+        case frames(Int)
+        case done(String, frames: Int, hands: Int)
+        case skipped(String)
+        /// Keypoints written for the frames before damage in the clip.
+        case incomplete(String, frames: Int, reason: String)
+        case failed(String, reason: String)
+    }
+
+    public var models: HandModels
+    public var modelsDirectory: URL
+    /// Tracker settings for an input; `true` for still images.
+    public var settings: @Sendable (Bool) -> HandTrackerOptions
+    public var jobs: Int
+    public var overwrite: Bool
+
+    public init(modelsDirectory: URL, complexity: HandTrackerOptions.Complexity, jobs: Int, overwrite: Bool,
+                settings: @escaping @Sendable (Bool) -> HandTrackerOptions) throws {
+        self.modelsDirectory = modelsDirectory
+        models = try HandModels(directory: modelsDirectory, complexity: complexity)
+        self.settings = settings
+        self.jobs = jobs
+        self.overwrite = overwrite
+    }
+
+    /// Where the keypoints of `item` go under `root`: its relative path plus `.hands.json`.
+    public static func outputURL(for relative: String, in root: URL) -> URL {
+        root.appendingPathComponent(relative + ".hands.json")
+    }
+
+    /// Extracts every item into `root`; returns false when SIGINT or SIGTERM stopped it (the files not
+    /// reached have no event).
+    public func run(_ items: [InputFiles.Item], into root: URL, events: @escaping @Sendable (Event) -> Void) -> Bool {
+        guard !items.isEmpty else { return true }
+        let jobCount = min(jobs, items.count)
+        // One core per job; a single job gets every core for its engine.
+        let engineThreads = jobCount == 1 ? ProcessInfo.processInfo.activeProcessorCount : 1
+        let workerArguments = ["--models", modelsDirectory.path, "--complexity", models.complexity.rawValue,
+                               "--threads", "\(engineThreads)"]
+        let next = WorkQueue(count: items.count)
+        let stop = StopSignal()
+        defer { stop.release() }
+        DispatchQueue.concurrentPerform(iterations: jobCount) { _ in
+            var worker: WorkerProcess?
+            defer { worker?.finish() }
+            while !stop.requested, let index = next.take() {
+                let item = items[index]
+                let out = Self.outputURL(for: item.relative, in: root)
+                let opts = settings(InputFiles.isStillImage(item.url))
+                if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes) {
+                    if let incomplete = existing.incomplete {
+                        events(.incomplete(item.relative, frames: existing.frames.count,
+                                           reason: incomplete.error + " (kept from an earlier run; --overwrite redoes it)"))
+                    } else {
+                        events(.skipped(item.relative))
+                    }
+                    continue
+                }
+                do {
+                    if worker == nil {
+                        worker = try WorkerProcess(arguments: workerArguments)
+                        stop.track(worker!)
+                    }
+                    let job = ExtractionJob(input: item.url.path, output: out.path, relative: item.relative, options: opts)
+                    let event = try worker!.run(job) { events(.frames($0)) }
+                    switch event.kind {
+                    case .done: events(.done(item.relative, frames: event.frames, hands: event.hands))
+                    case .incomplete: events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
+                    case .failed, .frames: events(.failed(item.relative, reason: event.reason ?? "failed"))
+                    }
+                } catch let died as WorkerProcess.Died {
+                    // The worker's half-written output, if any, goes with it.
+                    try? FileManager.default.removeItem(at: KeypointFile.temporaryURL(for: out, pid: worker!.pid))
+                    stop.untrack(worker!)
+                    worker = nil
+                    if stop.requested { break }
+                    events(.failed(item.relative, reason: "\(item.url.path): \(died.description); the other files go on"))
+                } catch {
+                    events(.failed(item.relative, reason: "\(item.url.path): cannot start a worker process (\(error))"))
+                }
+            }
+        }
+        return !stop.requested
+    }
+}
+
+/// A shared position in the list of work.
+final class WorkQueue: @unchecked Sendable {
+    private var value = 0
+    private let count: Int
+    private let lock = NSLock()
+    init(count: Int) { self.count = count }
+    func take() -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        guard value < count else { return nil }
+        value += 1
+        return value - 1
+    }
+}
+
+/// SIGINT and SIGTERM while a pipeline runs: take no new file and stop the workers, so the caller can
+/// still report what was done. A worker that died must not take the supervisor with it: SIGPIPE is ignored.
+final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+    private var workers: [ObjectIdentifier: WorkerProcess] = [:]
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        signal(SIGPIPE, SIG_IGN)
+        for s in [SIGINT, SIGTERM] {
+            signal(s, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
+            source.setEventHandler { [weak self] in self?.stop() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Gives SIGINT and SIGTERM back their usual meaning.
+    func release() {
+        for s in sources { s.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    var requested: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    func track(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = w; lock.unlock() }
+    func untrack(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = nil; lock.unlock() }
+
+    private func stop() {
+        lock.lock(); stopped = true; let running = Array(workers.values); lock.unlock()
+        for w in running { w.terminate() }
+    }
+}

@@ -1,0 +1,69 @@
+import Datasets
+import Foundation
+import HandLandmarks
+
+/// One file of work for an extraction worker: JSON lines over the worker's standard input.
+struct ExtractionJob: Codable {
+    var input: String
+    var output: String
+    var relative: String
+    var options: HandTrackerOptions
+}
+
+/// A worker's messages over its standard output: `frames` while it works, then exactly one of the
+/// others per job.
+struct ExtractionEvent: Codable {
+    enum Kind: String, Codable { case frames, done, incomplete, failed }
+    var kind: Kind
+    var frames = 0
+    var hands = 0
+    var reason: String?
+}
+
+/// The worker side of `ExtractionPipeline`: the process files are extracted in, so that a file which
+/// crashes the decoder or the engine costs that file only.
+public enum ExtractionWorker {
+    /// Test hook: a worker given an input whose file name equals this variable's value dies of SIGSEGV,
+    /// so the supervisor's crash handling is tested on a real dying process.
+    public static let crashHookVariable = "HANDPOSE_TEST_CRASH_ON"
+
+    /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
+    public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int,
+                             readLine: () -> String?, send: (Data) -> Void) throws {
+        let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]
+        let models = try HandModels(directory: directory, complexity: complexity)
+        let tool = KeypointFile.Tool.handpose
+        var trackers: [HandTrackerOptions: HandTracker] = [:]
+        func emit(_ event: ExtractionEvent) {
+            var data = try! JSONEncoder().encode(event)
+            data.append(0x0A)
+            send(data)
+        }
+        while let line = readLine() {
+            let job = try JSONDecoder().decode(ExtractionJob.self, from: Data(line.utf8))
+            if let crashOn, URL(fileURLWithPath: job.input).lastPathComponent == crashOn { raise(SIGSEGV) }
+            var sent = Date()
+            do {
+                if trackers[job.options] == nil {
+                    trackers[job.options] = try HandTracker(models: models, options: job.options, threads: threads)
+                }
+                var reported = 0
+                let file = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
+                                                          tracker: trackers[job.options]!, tool: tool) { n in
+                    if Date().timeIntervalSince(sent) > 0.2 {
+                        emit(ExtractionEvent(kind: .frames, frames: n - reported))
+                        reported = n
+                        sent = Date()
+                    }
+                }
+                try file.write(to: URL(fileURLWithPath: job.output))
+                emit(ExtractionEvent(kind: .frames, frames: file.frames.count - reported))
+                let hands = file.frames.reduce(0) { $0 + $1.hands.count }
+                emit(ExtractionEvent(kind: file.incomplete == nil ? .done : .incomplete, frames: file.frames.count,
+                                     hands: hands, reason: file.incomplete?.error))
+            } catch {
+                emit(ExtractionEvent(kind: .failed, reason: "\(error)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Extraction
+import Foundation
+import HandLandmarks
+
+/// The extraction settings, under the same names wherever keypoints are made (`extract`, and `export`
+/// for clips without keypoints): one set of flags, one meaning.
+struct ExtractionFlags: ParsableArguments {
+    @Option(help: "Model complexity: full or lite.")
+    var model: HandTrackerOptions.Complexity = .full
+
+    @Option(help: "Most hands per frame.")
+    var maxHands = 2
+
+    @Option(help: "Palm detection score threshold.")
+    var minDetectionConfidence: Float = 0.5
+
+    @Option(help: "Hand presence threshold of the landmark model.")
+    var minPresenceConfidence: Float = 0.5
+
+    @Option(help: "video (track across frames) or image (detect every frame). Default: video for clips, image for still images.")
+    var mode: HandTrackerOptions.Mode?
+
+    @Flag(help: "Footage is mirrored (selfie view): flip handedness back.")
+    var mirrored = false
+
+    @Flag(help: "Smooth landmarks over time (One-Euro filter, video mode).")
+    var smooth = false
+
+    @Flag(help: ArgumentHelp("Follow MediaPipe's legacy Python solution (mp.solutions.hands) rather than MediaPipe Tasks: its rule for joining new palms to tracked hands, and a hand found twice in one frame reported twice.",
+                             discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
+    var legacy = false
+
+    @Option(help: "Files processed at once, each in a worker process (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Folder with the .tflite models.")
+    var models: String = "Models"
+
+    func validate() throws {
+        guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
+            throw ValidationError("confidence thresholds lie between 0 and 1")
+        }
+    }
+
+    /// The tracker settings for an input (`still`: an image).
+    func options(forStill still: Bool) -> HandTrackerOptions {
+        var o = HandTrackerOptions()
+        o.model = model
+        o.maxHands = maxHands
+        o.minDetectionConfidence = minDetectionConfidence
+        o.minPresenceConfidence = minPresenceConfidence
+        o.mode = mode ?? (still ? .image : .video)
+        o.mirrored = mirrored
+        o.smoothing = smooth
+        o.rules = legacy ? .legacy : .tasks
+        return o
+    }
+
+    /// The pipeline these flags describe; a missing model is a usage error naming the file.
+    func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
+        let flags = self
+        do {
+            return try ExtractionPipeline(modelsDirectory: URL(fileURLWithPath: models), complexity: model, jobs: jobs,
+                                          overwrite: overwrite) { flags.options(forStill: $0) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+extension HandTrackerOptions.Complexity: ExpressibleByArgument {}
+extension HandTrackerOptions.Mode: ExpressibleByArgument {}

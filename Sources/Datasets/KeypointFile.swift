@@ -148,22 +148,11 @@ public struct KeypointFile: Codable, Sendable {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(pid).partial")
     }
 
-    /// Writes the file atomically: `temporaryURL(for:)` first, then a rename.
+    /// Writes the file atomically: `temporaryURL(for:)` first, then a rename (see `KeypointFileWriter`).
     public func write(to url: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let temporary = Self.temporaryURL(for: url)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw DatasetError.unwritable(path: url.path, reason: String(cString: strerror(errno)))
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            if let e = error as? DatasetError { throw e }
-            throw DatasetError.unwritable(path: url.path, reason: describe(error))
-        }
+        let writer = try KeypointFileWriter(url: url)
+        for frame in frames { try writer.append(frame) }
+        try writer.finish(self)
     }
 }
 

@@ -48,19 +48,18 @@ public enum ExtractionWorker {
                     trackers[job.options] = try HandTracker(models: models, options: job.options, threads: threads)
                 }
                 var reported = 0
-                let file = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                          tracker: trackers[job.options]!, tool: tool) { n in
+                let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
+                                                             tracker: trackers[job.options]!, tool: tool,
+                                                             to: URL(fileURLWithPath: job.output)) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))
                         reported = n
                         sent = Date()
                     }
                 }
-                try file.write(to: URL(fileURLWithPath: job.output))
-                emit(ExtractionEvent(kind: .frames, frames: file.frames.count - reported))
-                let hands = file.frames.reduce(0) { $0 + $1.hands.count }
-                emit(ExtractionEvent(kind: file.incomplete == nil ? .done : .incomplete, frames: file.frames.count,
-                                     hands: hands, reason: file.incomplete?.error))
+                emit(ExtractionEvent(kind: .frames, frames: outcome.frames - reported))
+                emit(ExtractionEvent(kind: outcome.incomplete == nil ? .done : .incomplete, frames: outcome.frames,
+                                     hands: outcome.hands, reason: outcome.incomplete?.error))
             } catch {
                 emit(ExtractionEvent(kind: .failed, reason: "\(error)"))
             }

@@ -6,11 +6,45 @@ import VideoIO
 /// Runs the hand tracker over every frame of a clip or image, decoding on a second thread a few
 /// frames ahead of inference so decode and inference overlap.
 public enum KeypointExtraction {
-    /// `progress` is called after each frame with the number of frames done. A clip whose data is damaged
-    /// or cut short keeps the frames decoded before the damage: the file comes back marked `incomplete`
-    /// with the decoder's error. A file that yields no frame at all, or an inference error, throws.
+    /// What a streamed extraction wrote.
+    public struct Outcome: Sendable {
+        public var frames: Int
+        public var hands: Int
+        public var incomplete: KeypointFile.Incomplete?
+    }
+
+    /// Extracts into a keypoint file at `output`, frame by frame: memory stays flat however long the
+    /// clip. `progress` is called after each frame with the number of frames done. A clip whose data is
+    /// damaged or cut short keeps the frames decoded before the damage: the file is written marked
+    /// `incomplete` with the decoder's error. A file that yields no frame at all, or an inference error,
+    /// throws and leaves nothing behind.
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+                               to output: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+        let writer = try KeypointFileWriter(url: output)
+        var hands = 0
+        var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
+            hands += frame.hands.count
+            try writer.append(frame)
+        }
+        header.video.frames = writer.frames
+        try writer.finish(header)
+        return Outcome(frames: writer.frames, hands: hands, incomplete: header.incomplete)
+    }
+
+    /// The same, kept in memory: the whole file comes back.
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
+        var frames: [KeypointFile.Frame] = []
+        var file = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frames.append($0) }
+        file.frames = frames
+        file.video.frames = frames.count
+        return file
+    }
+
+    /// Decodes on a second thread a few frames ahead of inference; hands each frame's keypoints to
+    /// `sink`; returns the file's header (everything but its frames).
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+                    progress: (Int) -> Void, sink: (KeypointFile.Frame) throws -> Void) throws -> KeypointFile {
         let reader = try VideoReader(url: url)
         tracker.reset()
         let queue = FrameQueue(capacity: 8)
@@ -24,7 +58,8 @@ public enum KeypointExtraction {
         }
         decoder.stackSize = 1 << 20
         decoder.start()
-        var frames: [KeypointFile.Frame] = []
+        var count = 0
+        var last: Int?
         var failure: Error?
         var damage: VideoError?
         loop: while true {
@@ -33,23 +68,25 @@ public enum KeypointExtraction {
                 if failure != nil { continue }
                 do {
                     let hands = try tracker.process(f, time: f.time)
-                    frames.append(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: hands.map(KeypointFile.Hand.init)))
-                    progress(frames.count)
+                    try sink(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: hands.map(KeypointFile.Hand.init)))
+                    count += 1
+                    last = f.index
+                    progress(count)
                 } catch {
                     failure = error
                 }
             case .end: break loop
             case .failed(let e):
-                if failure == nil, let e = e as? VideoError, !frames.isEmpty { damage = e } else { failure = failure ?? e }
+                if failure == nil, let e = e as? VideoError, count > 0 { damage = e } else { failure = failure ?? e }
                 break loop
             }
         }
         if let failure { throw failure }
         let info = reader.info
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
-                                fps: info.isStillImage ? nil : info.averageFrameRate, frames: frames, tool: tool,
+                                fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: tracker.options, models: tracker.models.hashes)
-        if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: frames.last?.i) }
+        if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
         return file
     }
 }

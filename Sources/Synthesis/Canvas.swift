@@ -8,10 +8,11 @@ public struct Canvas {
     public let height: Int
     var pixels: [SIMD3<Float>]
 
+    /// A canvas of at least one pixel each way: a size computed from an empty list never traps.
     public init(width: Int, height: Int, fill: SIMD3<Float> = .zero) {
-        self.width = width
-        self.height = height
-        pixels = Array(repeating: fill, count: width * height)
+        self.width = max(width, 1)
+        self.height = max(height, 1)
+        pixels = Array(repeating: fill, count: self.width * self.height)
     }
 
     /// Blends `color` with `coverage(x, y)` (0...1) over the box `x0...x1, y0...y1`.

@@ -18,6 +18,9 @@ public final class VideoWriter {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>
     private var frame: UnsafeMutablePointer<AVFrame>?
+    /// The RGB input as swscale reads it: FFmpeg-allocated (aligned line sizes, padded end), because
+    /// swscale's vector loads read past the last pixel of a row; a packed `width * 3` array is too short.
+    private var source: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var scaler: OpaquePointer?
     private var written = 0
@@ -25,6 +28,35 @@ public final class VideoWriter {
     private var finished = false
     /// Time base of the encoder: 1/90000 s, fine enough for any rate and for variable timing.
     private static let ticks: Int32 = 90000
+
+    /// How a container keeps time, which decides the time base and the timestamps written.
+    enum Timing {
+        /// mp4, mov, m4v, mkv: any timestamps, in 1/90000 s.
+        case variable
+        /// avi: one frame per tick of 1/rate; a finer time base would play as a faster rate.
+        case constant
+        /// gif: delays in hundredths of a second.
+        case gif
+    }
+
+    /// Output file extensions and how each keeps time.
+    static let containers: [String: Timing] = ["mp4": .variable, "mov": .variable, "m4v": .variable, "mkv": .variable,
+                                               "avi": .constant, "gif": .gif]
+    /// The extensions `VideoWriter` writes.
+    public static var supportedExtensions: [String] { containers.keys.sorted() }
+
+    /// Throws unless `url`'s extension names a container this writer handles and FFmpeg has an encoder for it.
+    public static func check(_ url: URL) throws {
+        let ext = url.pathExtension.lowercased()
+        guard let timing = containers[ext] else {
+            throw VideoError.writeFailed(path: url.path, ffmpeg: "cannot write .\(ext) video; use one of \(supportedExtensions.map { "." + $0 }.joined(separator: ", "))")
+        }
+        _ = quietFFmpegLogs
+        if timing == .gif, avcodec_find_encoder(AV_CODEC_ID_GIF) == nil {
+            throw VideoError.encoderUnavailable(path: url.path, codec: "GIF")
+        }
+    }
+    private let timing: Timing
 
     /// `rotation`: clockwise display rotation to record in the file's metadata (players and
     /// `VideoReader` turn frames by it). `quality`: x264 CRF (lower is better).
@@ -35,23 +67,26 @@ public final class VideoWriter {
         self.width = width
         self.height = height
         self.frameRate = frameRate
-        let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension
+        let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension.lowercased()
         temporaryPath = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).partial.\(ext)").path
         guard width > 0, height > 0 else { throw VideoError.invalidFrame(path: path, reason: "frame size must be positive") }
+        try Self.check(url.pathExtension.isEmpty ? url.appendingPathExtension("mp4") : url)
+        timing = Self.containers[ext]!
 
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         var rc = avformat_alloc_output_context2(&ctx, nil, nil, temporaryPath)
         guard rc >= 0, let ctx else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
         format = ctx
-        let encoder = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_MPEG4)
+        let encoder = timing == .gif ? avcodec_find_encoder(AV_CODEC_ID_GIF)
+                                     : avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_MPEG4)
         guard let encoder else {
             avformat_free_context(ctx)
-            throw VideoError.encoderUnavailable(path: path, codec: "H.264 or MPEG-4")
+            throw VideoError.encoderUnavailable(path: path, codec: timing == .gif ? "GIF" : "H.264 or MPEG-4")
         }
         encoderName = String(cString: encoder.pointee.name)
         let isX264 = encoderName == "libx264"
-        guard isX264 || (width % 2 == 0 && height % 2 == 0) else {
+        guard isX264 || timing == .gif || (width % 2 == 0 && height % 2 == 0) else {
             avformat_free_context(ctx)
             throw VideoError.invalidFrame(path: path, reason: "MPEG-4 needs even frame sizes, got \(width)x\(height)")
         }
@@ -63,11 +98,19 @@ public final class VideoWriter {
         codec = cc
         cc.pointee.width = Int32(width)
         cc.pointee.height = Int32(height)
-        // 4:2:0 halves chroma, which needs even sizes; odd sizes keep full chroma (4:4:4).
-        cc.pointee.pix_fmt = (width % 2 == 0 && height % 2 == 0) ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P
-        cc.pointee.time_base = AVRational(num: 1, den: Self.ticks)
+        // 4:2:0 halves chroma, which needs even sizes; odd sizes keep full chroma (4:4:4). GIF takes a
+        // palette: 3-3-2 bit RGB, which swscale can produce.
+        cc.pointee.pix_fmt = timing == .gif ? AV_PIX_FMT_RGB8
+            : (width % 2 == 0 && height % 2 == 0) ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P
+        switch timing {
+        case .variable: cc.pointee.time_base = AVRational(num: 1, den: Self.ticks)
+        case .constant: cc.pointee.time_base = AVRational(num: Int32(frameRate.denominator), den: Int32(frameRate.numerator))
+        case .gif: cc.pointee.time_base = AVRational(num: 1, den: 100)
+        }
         cc.pointee.framerate = frameRate.av
         cc.pointee.gop_size = 12
+        // AVI stores no presentation times: reordered (B) frames would come back shifted by the reorder delay.
+        if timing == .constant { cc.pointee.max_b_frames = 0 }
         if isX264 {
             av_opt_set(cc.pointee.priv_data, "crf", "\(quality)", 0)
             av_opt_set(cc.pointee.priv_data, "preset", "veryfast", 0)
@@ -104,13 +147,23 @@ public final class VideoWriter {
             throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
         }
         frame = av_frame_alloc()
+        source = av_frame_alloc()
         packet = av_packet_alloc()
         frame!.pointee.format = cc.pointee.pix_fmt.rawValue
         frame!.pointee.width = Int32(width)
         frame!.pointee.height = Int32(height)
-        av_frame_get_buffer(frame, 0)
+        source!.pointee.format = AV_PIX_FMT_RGB24.rawValue
+        source!.pointee.width = Int32(width)
+        source!.pointee.height = Int32(height)
+        // align 0: FFmpeg picks the alignment its SIMD code needs for this CPU, and pads the end.
+        rc = av_frame_get_buffer(frame, 0)
+        if rc >= 0 { rc = av_frame_get_buffer(source, 0) }
         scaler = sws_getContext(Int32(width), Int32(height), AV_PIX_FMT_RGB24, Int32(width), Int32(height),
                                 cc.pointee.pix_fmt, Int32(SWS_BICUBIC), nil, nil, nil)
+        guard rc >= 0, scaler != nil else {
+            cleanUp(removeTemporary: true)
+            throw VideoError.writeFailed(path: path, ffmpeg: rc < 0 ? ffmpegMessage(rc) : "no colour converter from RGB")
+        }
     }
 
     deinit { if !finished { cleanUp(removeTemporary: true) } }
@@ -122,22 +175,42 @@ public final class VideoWriter {
         guard rgb.width == width, rgb.height == height else {
             throw VideoError.invalidFrame(path: path, reason: "frame \(written) is \(rgb.width)x\(rgb.height), the clip is \(width)x\(height)")
         }
-        av_frame_make_writable(frame)
+        guard let source, av_frame_make_writable(frame) >= 0, av_frame_make_writable(source) >= 0 else {
+            throw VideoError.writeFailed(path: path, ffmpeg: "frame buffers are not writable")
+        }
+        let sourceStride = Int(source.pointee.linesize.0)
         rgb.pixels.withUnsafeBufferPointer { buf in
-            var src: [UnsafePointer<UInt8>?] = [buf.baseAddress, nil, nil, nil]
-            var srcStride: [Int32] = [Int32(width * 3), 0, 0, 0]
-            withUnsafeMutablePointer(to: &frame.pointee.data) { d in
-                d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                    withUnsafeMutablePointer(to: &frame.pointee.linesize) { l in
-                        l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
-                            _ = sws_scale(scaler, &src, &srcStride, 0, Int32(height), dst, dstStride)
+            for y in 0..<height {
+                (source.pointee.data.0! + y * sourceStride).update(from: buf.baseAddress! + y * width * 3, count: width * 3)
+            }
+        }
+        let converted = withUnsafePointer(to: &source.pointee.data) { s in
+            s.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                withUnsafePointer(to: &source.pointee.linesize) { sl in
+                    sl.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                        withUnsafeMutablePointer(to: &frame.pointee.data) { d in
+                            d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+                                withUnsafeMutablePointer(to: &frame.pointee.linesize) { l in
+                                    l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
+                                        sws_scale(scaler, src, srcStride, 0, Int32(height), dst, dstStride)
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             }
         }
+        guard converted == Int32(height) else {
+            throw VideoError.writeFailed(path: path, ffmpeg: "colour conversion of frame \(written) failed")
+        }
         let seconds = time ?? Double(written) / frameRate.value
-        var pts = Int64((seconds * Double(Self.ticks)).rounded())
+        var pts: Int64
+        switch timing {
+        case .variable: pts = Int64((seconds * Double(Self.ticks)).rounded())
+        case .constant: pts = Int64(written)
+        case .gif: pts = Int64((seconds * 100).rounded())
+        }
         if pts <= lastPTS { pts = lastPTS + 1 }
         lastPTS = pts
         frame.pointee.pts = pts
@@ -179,6 +252,7 @@ public final class VideoWriter {
     private func cleanUp(removeTemporary: Bool) {
         sws_freeContext(scaler); scaler = nil
         av_frame_free(&frame)
+        av_frame_free(&source)
         av_packet_free(&packet)
         avcodec_free_context(&codec)
         if let f = format {

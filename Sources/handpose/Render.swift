@@ -20,7 +20,7 @@ struct Render: ParsableCommand {
 
     @Argument(help: "The clip or image the keypoints belong to.") var clip: String?
     @Option(help: "Keypoint file(s) to draw.") var keypoints: [String] = []
-    @Option(name: .shortAndLong, help: "Output: .mp4, a folder for PNG frames, or a .png.") var output: String
+    @Option(name: .shortAndLong, help: "Output: a video (.mp4, .mkv, .mov, .avi, .gif) at the clip's frame rate, a folder for PNG frames, or an image (.png, .jpg) for --sheet, --timeline or a still.") var output: String
     @Option(help: "Frame indices to write as PNG, e.g. 10,20,30.") var frames: String?
     @Option(help: "Write every Nth frame as PNG.") var every: Int?
     @Flag(help: "Write one contact-sheet PNG of evenly spaced frames.") var sheet = false
@@ -34,6 +34,29 @@ struct Render: ParsableCommand {
             guard !keypoints.isEmpty else { throw ValidationError("give at least one --keypoints file") }
         }
         if let every, every < 1 { throw ValidationError("--every must be at least 1") }
+        guard sheetFrames >= 1 else { throw ValidationError("--sheet-frames must be at least 1") }
+        if let frames {
+            let parts = frames.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !parts.isEmpty, parts.allSatisfy({ Int($0).map { $0 >= 0 } ?? false }) else {
+                throw ValidationError("--frames takes frame numbers from 0, e.g. 10,20,30")
+            }
+        }
+        // The output's kind is decided from its name before any work.
+        let out = URL(fileURLWithPath: output)
+        do {
+            if timeline != nil || sheet {
+                try ImageWriter.check(out)
+            } else if frames != nil || every != nil {
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: output, isDirectory: &isDir), !isDir.boolValue {
+                    throw ValidationError("\(output) is a file; --frames and --every write PNG frames into a folder")
+                }
+            } else if !ImageWriter.supportedExtensions.contains(out.pathExtension.lowercased()) {
+                try VideoWriter.check(out)
+            }
+        } catch let error as VideoError {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {
@@ -63,18 +86,32 @@ struct Render: ParsableCommand {
             let tw = 320, th = max(1, 320 * reader.info.height / max(reader.info.width, 1))
             var board = Canvas(width: cols * tw + (cols + 1) * 4, height: rows * th + (rows + 1) * 4, fill: SIMD3(30, 30, 30))
             for (i, t) in tiles.enumerated() { board.paste(t, x: 4 + (i % cols) * (tw + 4), y: 4 + (i / cols) * (th + 4), w: tw, h: th) }
-            try ImageWriter.writePNG(board.frame(), to: out)
+            try ImageWriter.write(board.frame(), to: out)
             print("wrote \(output) (\(tiles.count) frames, \(cols)x\(rows))")
         } else if frames != nil || every != nil {
             let wanted = Set(frames?.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? [])
-            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            if !reader.info.frameCountIsEstimate, let beyond = wanted.filter({ $0 >= total }).min() {
+                throw ValidationError("--frames \(beyond): \(clip!) has \(total) frames (0 to \(total - 1))")
+            }
+            do { try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true) } catch {
+                throw ValidationError("\(output): cannot create the folder (\(describe(error)))")
+            }
             var written = 0
             while let f = try reader.nextFrame() {
                 guard wanted.contains(f.index) || (every.map { f.index % $0 == 0 } ?? false) else { continue }
                 try ImageWriter.writePNG(Overlay.draw(f, files: files, index: f.index).frame(), to: out.appendingPathComponent(String(format: "frame_%05d.png", f.index)))
                 written += 1
             }
+            if written == 0 {
+                FileHandle.standardError.write(Data("warning: no frame matched --frames/--every; nothing written\n".utf8))
+                throw ExitCode(1)
+            }
             print("wrote \(written) PNG frames to \(output)")
+        } else if ImageWriter.supportedExtensions.contains(out.pathExtension.lowercased()) {
+            // An image out of a clip or still: its first frame, drawn over.
+            guard let f = try reader.nextFrame() else { throw ValidationError("\(clip!) has no frame to draw") }
+            try ImageWriter.write(Overlay.draw(f, files: files, index: f.index).frame(), to: out)
+            print("wrote \(output) (frame \(f.index))")
         } else {
             let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : 25
             let writer = try VideoWriter(url: out, width: reader.info.width, height: reader.info.height, frameRate: Rational(rate: rate))
@@ -127,7 +164,7 @@ struct Render: ParsableCommand {
         }
         c.text(String(format: "%@  %.2fS  %d FRAMES", (file.source.path as NSString).lastPathComponent, duration, file.frames.count),
                x: left, y: 8, scale: 1, color: SIMD3(20, 20, 20), backing: false)
-        try ImageWriter.writePNG(c.frame(), to: URL(fileURLWithPath: output))
+        try ImageWriter.write(c.frame(), to: URL(fileURLWithPath: output))
         print("wrote \(output)")
     }
 }

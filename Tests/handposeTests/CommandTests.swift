@@ -6,7 +6,7 @@ import VideoIO
 
 /// The command-line tool end to end: exit codes, resumable extraction, broken inputs, rendering.
 final class CommandTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let root = ToolRunner.root
     var dir: URL!
 
     override func setUpWithError() throws {
@@ -16,31 +16,11 @@ final class CommandTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
-    /// Runs the built `handpose` with `arguments`; returns exit code and standard output + error.
-    func handpose(_ arguments: [String]) throws -> (Int32, String) {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = arguments
-        p.currentDirectoryURL = Self.root
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    func handpose(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        try ToolRunner.run(arguments, environment: environment)
     }
 
-    func models() throws -> String {
-        let m = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent; run `make setup`")
-            throw XCTSkip("models absent")
-        }
-        return m.path
-    }
+    func models() throws -> String { try ToolRunner.models() }
 
     func testExtractReportsBrokenFilesResumesAndOverwrites() throws {
         let models = try models()

@@ -7,7 +7,7 @@ import VideoIO
 /// `extract` over the inputs real folders hold: stills of the sizes that once crashed FFmpeg's
 /// converter, random bytes, an empty file, a truncated clip, a file that kills its worker, symbolic links.
 final class ExtractRobustnessTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    static let root = ToolRunner.root
     var dir: URL!
 
     override func setUpWithError() throws {
@@ -18,29 +18,10 @@ final class ExtractRobustnessTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     func handpose(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+        try ToolRunner.run(arguments, environment: environment)
     }
 
-    func models() throws -> String {
-        let m = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent; run `make setup`")
-            throw XCTSkip("models absent")
-        }
-        return m.path
-    }
+    func models() throws -> String { try ToolRunner.models() }
 
     /// Good clips and stills in `good/`; the same plus every kind of bad input in `mixed/`.
     func makeFolders() throws -> (good: URL, mixed: URL) {

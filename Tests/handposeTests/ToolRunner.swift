@@ -1,0 +1,38 @@
+import Foundation
+import XCTest
+
+/// Runs the built `handpose` beside the tests, as a user would.
+enum ToolRunner {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+
+    /// Exit code and standard output + error of `handpose ARGUMENTS`, run from the checkout.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("SKIP: handpose binary not found beside the tests")
+            throw XCTSkip("handpose binary not found beside the tests")
+        }
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.currentDirectoryURL = root
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+
+    /// The models folder, or a skip saying how to get it.
+    static func models() throws -> String {
+        let m = root.appendingPathComponent("Models")
+        guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
+            print("SKIP: models absent; run `make setup`")
+            throw XCTSkip("models absent")
+        }
+        return m.path
+    }
+}

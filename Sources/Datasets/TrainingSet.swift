@@ -40,6 +40,10 @@ public struct SplitPart: Codable, Sendable, Equatable {
         }
         let total = parts.reduce(0) { $0 + $1.fraction }
         guard abs(total - 1) < 1e-6 else { throw DatasetError.invalid(path: "--split", reason: "fractions add up to \(total), not 1") }
+        var seen = Set<String>()
+        for p in parts where !seen.insert(p.name).inserted {
+            throw DatasetError.invalid(path: "--split", reason: "part '\(p.name)' is named twice")
+        }
         return parts
     }
 }

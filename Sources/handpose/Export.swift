@@ -36,8 +36,11 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "createml (N, T, C, 21) or ntjc (N, T, 21, C); both hands add a dimension of 2 after T.")
     var layout: Layout = .createml
 
-    @Option(help: "Augmentations, e.g. flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2 (training part only).")
+    @Option(help: "Augmentations, e.g. flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2 (the --augment-part only).")
     var augment: String?
+
+    @Option(help: "The split part that gets augmented copies (with --split; without it, every example is).")
+    var augmentPart = "train"
 
     @Option(help: "Augmented copies per example.")
     var copies = 1
@@ -55,8 +58,17 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "npy (X.npy, y.npy, mask.npy), npz (one data.npz) or csv (label index then values, one row per example).")
     var format: TrainingSet.Format = .npy
 
-    @Option(help: "Folder with the .tflite models (for on-the-fly extraction).")
-    var models = "Models"
+    @OptionGroup(title: "Extraction (for clips and images without keypoints; keypoint files made otherwise are refused)")
+    var extraction: ExtractionFlags
+
+    @Flag(help: "Accept keypoint files made with other settings or models than the extraction flags ask for (recorded in dataset.json).")
+    var allowMixed = false
+
+    @Flag(help: "Leave out clips and images whose keypoints cannot be read or made (listed in dataset.json), instead of stopping.")
+    var skipBad = false
+
+    @Flag(help: "Replace the output folder if it holds an earlier export.")
+    var overwrite = false
 
     func settings() throws -> ExportSettings {
         var s = ExportSettings()
@@ -83,39 +95,112 @@ extension Normalization: ExpressibleByArgument {}
 extension Layout: ExpressibleByArgument {}
 extension TrainingSet.Format: ExpressibleByArgument {}
 
-/// Finds or makes keypoint files, and writes the split folders and dataset.json.
+/// A clip or image an export needs keypoints for: its file, and its path relative to the annotation
+/// root, which is also where its keypoints are in the keypoints folder (never its bare file name).
+struct ExportInput: Hashable {
+    var url: URL
+    var relative: String
+    var still: Bool
+}
+
+/// Finds or makes the keypoint files of an export, collects every bad input in one pass, and writes
+/// the split folders and dataset.json into a staged folder moved into place at the end.
 struct ExportRun {
     let options: ExportOptions
     let settings: ExportSettings
-    var trackers: [HandTrackerOptions: HandTracker] = [:]
-    var models: HandModels?
-    var modelHashes: [String: String] = [:]
+    /// (path, reason) of inputs left out with --skip-bad.
+    private(set) var skipped: [(path: String, reason: String)] = []
+    private(set) var modelHashes: [String: String] = [:]
+    /// Keypoint files accepted although made otherwise than asked (--allow-mixed).
+    private(set) var mixed: [String] = []
 
     init(options: ExportOptions, settings: ExportSettings) {
         self.options = options
         self.settings = settings
     }
 
-    mutating func keypoints(for media: URL, relative: String, still: Bool) throws -> KeypointFile {
-        let dir = URL(fileURLWithPath: options.keypoints)
-        for candidate in [relative, media.lastPathComponent] {
-            let url = dir.appendingPathComponent(candidate + ".hands.json")
+    /// Keypoints of every input, by relative path. Missing ones are extracted (through the same pipeline
+    /// as `extract`, with the same flags) into the keypoints folder. Every input whose keypoints cannot
+    /// be read or made, or were made with other settings or models, is reported together; with
+    /// --skip-bad they are left out and listed in dataset.json, otherwise nothing is written and the
+    /// exit code is 1.
+    mutating func keypoints(for inputs: [ExportInput]) throws -> [String: KeypointFile] {
+        let root = URL(fileURLWithPath: options.keypoints)
+        var problems: [(String, String)] = []
+        var files: [String: KeypointFile] = [:]
+        var missing: [InputFiles.Item] = []
+        for input in inputs {
+            let url = ExtractionPipeline.outputURL(for: input.relative, in: root)
             if FileManager.default.fileExists(atPath: url.path) {
-                let file = try KeypointFile.load(url)
-                modelHashes.merge(file.models ?? [:]) { a, _ in a }
-                return file
+                do { files[input.relative] = try KeypointFile.load(url) } catch { problems.append((input.url.path, "\(error)")) }
+            } else {
+                missing.append(InputFiles.Item(url: input.url, relative: input.relative))
             }
         }
-        if models == nil { models = try HandModels(directory: URL(fileURLWithPath: options.models), complexity: .full) }
-        var o = HandTrackerOptions()
-        o.mode = still ? .image : .video
-        if trackers[o] == nil { trackers[o] = try HandTracker(models: models!, options: o, threads: ProcessInfo.processInfo.activeProcessorCount) }
-        FileHandle.standardError.write(Data("extracting \(relative)\n".utf8))
-        let file = try KeypointExtraction.extract(media, sourcePath: relative, tracker: trackers[o]!,
-                                                  tool: .init(name: "handpose", version: Handpose.version))
-        try file.write(to: dir.appendingPathComponent(relative + ".hands.json"))
-        modelHashes.merge(file.models ?? [:]) { a, _ in a }
-        return file
+        let pipeline = try? options.extraction.pipeline(overwrite: false)
+        if !missing.isEmpty {
+            guard let pipeline else { _ = try options.extraction.pipeline(overwrite: false); return [:] }   // rethrows its error
+            FileHandle.standardError.write(Data("extracting \(missing.count) clips and images without keypoints into \(root.path)\n".utf8))
+            let failures = EventLog()
+            let finished = pipeline.run(missing, into: root) { event in
+                switch event {
+                case .failed(let name, let reason): failures.add(name, reason)
+                case .incomplete(let name, _, let reason): failures.add(name, "keypoints incomplete: \(reason)")
+                default: break
+                }
+            }
+            guard finished else { throw ExitCode(130) }
+            let failed = Dictionary(failures.entries, uniquingKeysWith: { a, _ in a })
+            for item in missing {
+                if let reason = failed[item.relative] { problems.append((item.url.path, reason)); continue }
+                do { files[item.relative] = try KeypointFile.load(ExtractionPipeline.outputURL(for: item.relative, in: root)) } catch {
+                    problems.append((item.url.path, "\(error)"))
+                }
+            }
+        }
+        // Every file made with the settings and models asked for (or, without the models here, all alike).
+        for input in inputs {
+            guard let file = files[input.relative] else { continue }
+            let expected = options.extraction.options(forStill: input.still)
+            let models = pipeline?.models.hashes ?? files.values.first?.models ?? [:]
+            var why: String?
+            if file.settings == nil { why = "records no extraction settings (not made by handpose extract?)" }
+            else if file.settings != expected { why = "was made with other settings (\(Self.difference(file.settings!, expected)))" }
+            else if file.models != models { why = "was made with other models (\((file.models ?? [:]).keys.sorted().joined(separator: ", ")))" }
+            if let why {
+                if options.allowMixed { mixed.append(input.relative) } else {
+                    problems.append((input.url.path, "its keypoints \(why); extract it again with these flags, or add --allow-mixed"))
+                    files[input.relative] = nil
+                }
+            }
+            if files[input.relative] != nil { modelHashes.merge(file.models ?? [:]) { a, _ in a } }
+        }
+        guard problems.isEmpty else {
+            for (path, reason) in problems { FileHandle.standardError.write(Data("error: \(path): \(reason)\n".utf8)) }
+            if options.skipBad {
+                FileHandle.standardError.write(Data("leaving out \(problems.count) of \(inputs.count) clips and images (--skip-bad)\n".utf8))
+                skipped = problems
+                for (path, _) in problems { if let i = inputs.first(where: { $0.url.path == path }) { files[i.relative] = nil } }
+                return files
+            }
+            FileHandle.standardError.write(Data("\(problems.count) of \(inputs.count) clips and images have no usable keypoints; nothing written. Fix them, or add --skip-bad to leave them out.\n".utf8))
+            throw ExitCode(1)
+        }
+        return files
+    }
+
+    /// The settings two keypoint files differ in, named as flags.
+    static func difference(_ a: HandTrackerOptions, _ b: HandTrackerOptions) -> String {
+        var out: [String] = []
+        if a.model != b.model { out.append("--model \(a.model.rawValue), asked \(b.model.rawValue)") }
+        if a.maxHands != b.maxHands { out.append("--max-hands \(a.maxHands), asked \(b.maxHands)") }
+        if a.minDetectionConfidence != b.minDetectionConfidence { out.append("--min-detection-confidence \(a.minDetectionConfidence), asked \(b.minDetectionConfidence)") }
+        if a.minPresenceConfidence != b.minPresenceConfidence { out.append("--min-presence-confidence \(a.minPresenceConfidence), asked \(b.minPresenceConfidence)") }
+        if a.mode != b.mode { out.append("--mode \(a.mode.rawValue), asked \(b.mode.rawValue)") }
+        if a.mirrored != b.mirrored { out.append("--mirrored \(a.mirrored), asked \(b.mirrored)") }
+        if a.smoothing != b.smoothing { out.append("--smooth \(a.smoothing), asked \(b.smoothing)") }
+        if a.rules != b.rules { out.append("--legacy \(a.rules == .legacy), asked \(b.rules == .legacy)") }
+        return out.joined(separator: "; ")
     }
 
     /// `--flip-labels` as class indices. A name that is no class is refused; mirroring classes that
@@ -140,9 +225,10 @@ struct ExportRun {
         return map
     }
 
-    /// Splits, augments the training part, writes every part and dataset.json; prints shapes.
-    func write(_ examples: [Example], classes: [String], frames: Int?, kind: String) throws {
-        let out = URL(fileURLWithPath: options.output)
+    /// Splits, augments the --augment-part, writes every part and dataset.json into a staged folder and
+    /// moves it into place; prints shapes. An empty result or an empty part is refused.
+    func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
+        guard !examples.isEmpty else { throw ValidationError("no examples to export: \(emptyHint)") }
         let augmentations = try settings.augment.flatMap { try Augmentation.parse($0) }
         // A clip's class for the split: its most frequent label (the smallest on ties).
         var labelCounts: [String: [Int: Int]] = [:]
@@ -150,38 +236,66 @@ struct ExportRun {
         let clipClasses = labelCounts.mapValues { c in c.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key }
         let assignment = TrainingSet.assignSplits(clipClasses: clipClasses, parts: settings.split, seed: settings.seed)
         let parts = settings.split.isEmpty ? [""] : settings.split.map(\.name)
-        var counts: [String: [String: Int]] = [:]
-        var shapes: [String: [Int]] = [:]
-        for (i, part) in parts.enumerated() {
-            var chosen = examples.filter { part.isEmpty || assignment[$0.clip] == part }
-            for k in chosen.indices { chosen[k].manifest["split"] = part.isEmpty ? "all" : part }
-            if i == 0 {
-                chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed,
-                                                flippedLabel: try flippedLabels(classes: classes))
+        if !augmentations.isEmpty && !settings.split.isEmpty && !parts.contains(options.augmentPart) {
+            throw ValidationError("--augment-part '\(options.augmentPart)' is not a part of --split (\(parts.joined(separator: ", ")))")
+        }
+        let staged: StagedFolder
+        do { staged = try StagedFolder(URL(fileURLWithPath: options.output), replace: options.overwrite) } catch {
+            throw ValidationError("\(error)")
+        }
+        do {
+            var counts: [String: [String: Int]] = [:]
+            var shapes: [String: [Int]] = [:]
+            for part in parts {
+                var chosen = examples.filter { part.isEmpty || assignment[$0.clip] == part }
+                guard !chosen.isEmpty else {
+                    throw ValidationError("split part '\(part)' has no examples: \(clipClasses.count) clips are too few for --split \(settings.split.map { "\($0.name)=\($0.fraction)" }.joined(separator: ","))")
+                }
+                for k in chosen.indices { chosen[k].manifest["split"] = part.isEmpty ? "all" : part }
+                if part.isEmpty || part == options.augmentPart {
+                    chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed,
+                                                    flippedLabel: try flippedLabels(classes: classes))
+                }
+                let dir = part.isEmpty ? staged.staging : staged.staging.appendingPathComponent(part)
+                try TrainingSet.write(chosen, classes: classes, frames: frames, slots: settings.hand == .both ? 2 : 1,
+                                      settings: settings, format: options.format, to: dir)
+                let name = part.isEmpty ? "all" : part
+                counts[name] = Dictionary(grouping: chosen, by: { classes[$0.label] }).mapValues(\.count)
+                shapes[name] = TrainingSet.shape(n: chosen.count, frames: frames, slots: settings.hand == .both ? 2 : 1, settings: settings)
             }
-            let dir = part.isEmpty ? out : out.appendingPathComponent(part)
-            try TrainingSet.write(chosen, classes: classes, frames: frames, slots: settings.hand == .both ? 2 : 1,
-                                  settings: settings, format: options.format, to: dir)
-            let name = part.isEmpty ? "all" : part
-            counts[name] = Dictionary(grouping: chosen, by: { classes[$0.label] }).mapValues(\.count)
-            shapes[name] = TrainingSet.shape(n: chosen.count, frames: frames, slots: settings.hand == .both ? 2 : 1, settings: settings)
+            var dataset: [String: Any] = [
+                "tool": ["name": "handpose", "version": Handpose.version],
+                "command": CommandLine.arguments.dropFirst().joined(separator: " "),
+                "kind": kind,
+                "settings": try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)),
+                "models": modelHashes, "classes": classes, "counts": counts, "shapes": shapes,
+                "augmented_part": augmentations.isEmpty ? NSNull() : (settings.split.isEmpty ? "all" : options.augmentPart),
+            ]
+            if !skipped.isEmpty { dataset["skipped"] = skipped.map { ["path": $0.path, "reason": $0.reason] } }
+            if !mixed.isEmpty { dataset["mixed_keypoints"] = mixed }
+            try JSONSerialization.data(withJSONObject: dataset, options: [.prettyPrinted, .sortedKeys])
+                .write(to: staged.staging.appendingPathComponent("dataset.json"))
+            try staged.commit()
+            for name in shapes.keys.sorted() {
+                print("\(name): X \(shapes[name]!), \(counts[name]!.values.reduce(0, +)) examples " +
+                      counts[name]!.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            }
+            print("wrote \(options.output)")
+        } catch {
+            staged.discard()
+            if let e = error as? DatasetError { throw ValidationError(e.description) }
+            if error is ValidationError || error is ExitCode { throw error }
+            throw ValidationError("\(options.output): cannot be written (\(describe(error)))")
         }
-        let dataset: [String: Any] = [
-            "tool": ["name": "handpose", "version": Handpose.version],
-            "command": CommandLine.arguments.dropFirst().joined(separator: " "),
-            "kind": kind,
-            "settings": try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)),
-            "models": modelHashes, "classes": classes, "counts": counts, "shapes": shapes,
-        ]
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        try JSONSerialization.data(withJSONObject: dataset, options: [.prettyPrinted, .sortedKeys])
-            .write(to: out.appendingPathComponent("dataset.json"), options: .atomic)
-        for name in shapes.keys.sorted() {
-            print("\(name): X \(shapes[name]!), \(counts[name]!.values.reduce(0, +)) examples " +
-                  counts[name]!.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
-        }
-        print("wrote \(out.path)")
     }
+}
+
+/// Pipeline failures gathered from its events.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(String, String)] = []
+    var entries: [(String, String)] { lock.lock(); defer { lock.unlock() }; return items }
+    func add(_ name: String, _ reason: String) { lock.lock(); items.append((name, reason)); lock.unlock() }
 }
 
 struct ExportActions: ParsableCommand {
@@ -232,12 +346,20 @@ struct ExportActions: ParsableCommand {
             print("\(set.errors.count) errors in the annotations; fix them (see `handpose validate`) and run again")
             throw ExitCode(2)
         }
+        guard !set.segments.isEmpty else { throw ValidationError("\(annotations): no segments to export") }
         var run = ExportRun(options: common, settings: settings)
         let classes = set.classes
-        let examples = try ExampleBuilder.actions(set.segments, classes: classes, settings: settings) { s in
-            try run.keypoints(for: s.video, relative: s.videoPath, still: false)
-        }
-        try run.write(examples, classes: classes, frames: window, kind: "actions")
+        let inputs = Set(set.segments.map { ExportInput(url: $0.video, relative: $0.videoPath, still: false) })
+        let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
+        let kept = set.segments.filter { files[$0.videoPath] != nil }
+        let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[$0.videoPath]! }
+        let longest = kept.map { s -> Double in
+            let last = files[s.videoPath]!.frames.last?.t ?? 0
+            return ((s.end ?? last) - (s.start ?? 0)) * fps
+        }.max() ?? 0
+        try run.write(examples, classes: classes, frames: window, kind: "actions",
+                      emptyHint: "the \(kept.count) segments give no window of \(window) frames at \(fps) fps with --short \(short) " +
+                                 "(the longest segment has \(Int(longest.rounded())) frames); use --short pad or a smaller --window")
     }
 }
 
@@ -259,12 +381,15 @@ struct ExportPoses: ParsableCommand {
             for d in set.errors { print(d) }
             throw ExitCode(2)
         }
+        guard !set.poses.isEmpty else { throw ValidationError("\(root): no labelled images to export (ROOT/<label>/<image>)") }
         var run = ExportRun(options: common, settings: settings)
         let base = URL(fileURLWithPath: root).standardizedFileURL.path + "/"
-        let (examples, missing) = try ExampleBuilder.poses(set.poses, classes: set.classes, settings: settings) { p in
-            try run.keypoints(for: p.image, relative: String(p.image.standardizedFileURL.path.dropFirst(base.count)), still: true)
-        }
-        try run.write(examples, classes: set.classes, frames: nil, kind: "poses")
+        func relative(_ p: PoseSample) -> String { String(p.image.standardizedFileURL.path.dropFirst(base.count)) }
+        let files = try run.keypoints(for: set.poses.map { ExportInput(url: $0.image, relative: relative($0), still: true) })
+        let kept = set.poses.filter { files[relative($0)] != nil }
+        let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings) { files[relative($0)]! }
+        try run.write(examples, classes: set.classes, frames: nil, kind: "poses",
+                      emptyHint: "none of the \(kept.count) images has a hand the --hand choice accepts")
         if !missing.isEmpty {
             print("\(missing.count) images without a hand (not exported):")
             for m in missing { print("  \(m)") }

@@ -27,7 +27,20 @@ struct Synth: ParsableCommand {
         var s = SynthSettings()
         s.perClass = perClass; s.seconds = seconds; s.fps = Rational(rate: fps); s.width = dims[0]; s.height = dims[1]
         s.seed = seed; s.montages = montages; s.posesPerClass = posesPerClass
-        let entries = try SyntheticDataset.generate(s, to: URL(fileURLWithPath: output), tool: .init(name: "handpose", version: Handpose.version))
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDir), !isDir.boolValue {
+            throw ValidationError("\(output): is a file; -o needs a folder (a new or existing one)")
+        }
+        let entries: [SyntheticDataset.Entry]
+        do {
+            entries = try SyntheticDataset.generate(s, to: URL(fileURLWithPath: output), tool: .handpose)
+        } catch let error as VideoError {
+            throw ValidationError(error.description)
+        } catch let error as DatasetError {
+            throw ValidationError(error.description)
+        } catch {
+            throw ValidationError("\(output): cannot be written (\(describe(error)))")
+        }
         print("wrote \(entries.count) annotated segments, clips and pose images with ground truth to \(output)")
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import SwiftCSV
 
 /// Column names of an annotation file; Create ML lets callers rename them.
 public struct AnnotationColumns: Sendable, Equatable {
@@ -11,180 +10,227 @@ public struct AnnotationColumns: Sendable, Equatable {
     var all: [String] { [video, label, start, end] }
 }
 
-/// One entry of an annotation file before checking: values by column, with where they came from.
+/// One entry of an annotation file before checking: its values in header order, and where it came from.
 struct RawEntry {
     var line: Int
-    /// Column name to (trimmed text, 1-based field number or nil for JSON).
-    var values: [String: (text: String, field: Int?)]
+    /// Trimmed values by header position; nil where the entry has none (a JSON object without that key).
+    var values: [String?]
+    /// CSV entries: the value at header position i is field i + 1. JSON entries have no field numbers.
+    var csv: Bool
+
+    func field(_ index: Int) -> Int? { csv ? index + 1 : nil }
 }
 
-/// Reads Create ML annotation files: CSV (`.csv`, `.txt`) through SwiftCSV, JSON (a root array of
-/// objects) through JSONSerialization. SwiftCSV handles quoting, embedded delimiters and quotes and CRLF;
-/// the byte-order mark and UTF-16 are handled here, and so are line numbers, which neither parser reports.
+/// Receives an annotation file's header, then its entries one by one, as they are read.
+protocol AnnotationEntrySink {
+    var log: DiagnosticLog { get set }
+    mutating func header(_ names: [String])
+    mutating func entry(_ e: RawEntry)
+}
+
+/// Reads Create ML annotation files: CSV (`.csv`, `.txt`) streamed through `CSVRecordReader`, so a
+/// file of millions of rows never sits in memory whole; JSON (a root array of objects) through
+/// JSONSerialization. The byte-order mark and UTF-16 are handled here, and so are JSON line numbers,
+/// which JSONSerialization does not report.
 enum AnnotationFileReader {
-    static func read(_ url: URL, columns: AnnotationColumns) -> (entries: [RawEntry], header: [String], diagnostics: [Diagnostic]) {
+    static let chunkSize = 1 << 20
+
+    static func read<S: AnnotationEntrySink>(_ url: URL, into sink: inout S) {
         let file = url.path
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
             let exists = FileManager.default.fileExists(atPath: file)
-            return ([], [], [Diagnostic(.error, file: file, exists ? "cannot be read" : "no such file",
-                                        hint: exists ? "check its permissions" : "check the path")])
+            sink.log.add(.error, .unreadableFile, file: file, exists ? "cannot be read" : "no such file",
+                         hint: exists ? "check its permissions" : "check the path")
+            return
         }
-        return read(data: data, file: file, json: url.pathExtension.lowercased() == "json")
-    }
-
-    /// Parses annotation bytes; `file` names them in diagnostics.
-    static func read(data: Data, file: String, json: Bool) -> (entries: [RawEntry], header: [String], diagnostics: [Diagnostic]) {
-        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the file is UTF-16; annotation files must be UTF-8",
-                                        hint: "re-save it as UTF-8 (in most editors: Save As, encoding UTF-8)")])
-        }
-        var bytes = data
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        guard let text = String(data: bytes, encoding: .utf8) else {
-            let offset = firstInvalidUTF8(bytes)
-            let line = bytes.prefix(offset).filter { $0 == 0x0A }.count + 1
-            return ([], [], [Diagnostic(.error, file: file, line: line, "not valid UTF-8 text (byte \(offset))", hint: "re-save it as UTF-8")])
-        }
-        return json ? readJSON(text, file: file) : readCSV(text, file: file)
-    }
-
-    static func firstInvalidUTF8(_ bytes: Data) -> Int {
-        var lo = 0, hi = bytes.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if String(data: bytes.prefix(mid), encoding: .utf8) == nil { hi = mid } else { lo = mid + 1 }
-        }
-        return max(0, lo - 1)
-    }
-
-    /// The 1-based line on which each CSV record starts, mirroring SwiftCSV's record splitting
-    /// (a record ends at every newline outside quotes).
-    static func recordLines(_ text: String) -> [Int] {
-        var lines = [1]
-        var line = 1, inQuotes = false
-        for ch in text {
-            if ch == "\"" { inQuotes.toggle() }
-            if ch.isNewline {
-                line += 1
-                if !inQuotes { lines.append(line) }
+        defer { try? handle.close() }
+        var readError: Error?
+        let nextChunk = { () -> [UInt8]? in
+            guard readError == nil else { return nil }
+            do {
+                guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+                return [UInt8](data)
+            } catch {
+                readError = error
+                return nil
             }
         }
-        return lines
-    }
-
-    static func readCSV(_ text: String, file: String) -> ([RawEntry], [String], [Diagnostic]) {
-        let lines = recordLines(text)
-        let fieldCounts = splitRecords(text).map(countFields)
-        var rows: [[String]] = []
-        do {
-            rows = try Parser.rows(text)
-        } catch {
-            // Find the first record SwiftCSV refuses, to name its line.
-            let records = splitRecords(text)
-            for (i, r) in records.enumerated() where (try? Parser.rows(r)) == nil {
-                return ([], [], [Diagnostic(.error, file: file, line: lines[min(i, lines.count - 1)],
-                                            "cannot parse this CSV line (\(error))",
-                                            hint: "a field with a quote, comma or line break must be wrapped in double quotes, and quotes inside it doubled (\"\")")])
+        defer {
+            if let readError {
+                sink.log.add(.error, .unreadableFile, file: file, "cannot be read (\(readError.localizedDescription))")
             }
-            return ([], [], [Diagnostic(.error, file: file, "cannot parse the CSV (\(error))")])
         }
-        guard let headerRow = rows.first, headerRow.contains(where: { !$0.isEmpty }) else {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the file is empty; expected a header line such as 'video,label,start,end'")])
+        // The first bytes tell the encoding: read until there are enough of them or the file ends.
+        var head: [UInt8] = []
+        while head.count < 4, let more = nextChunk() { head += more }
+        if readError != nil { return }
+        if url.pathExtension.lowercased() == "json" {
+            var all = head
+            while let more = nextChunk() { all += more }
+            guard let skip = encodingPrelude(all, file: file, log: &sink.log) else { return }
+            readJSON(Data(all.dropFirst(skip)), file: file, into: &sink)
+        } else {
+            guard let skip = encodingPrelude(head, file: file, log: &sink.log) else { return }
+            var first: [UInt8]? = Array(head.dropFirst(skip))
+            var reader = CSVRecordReader(chunks: {
+                if let f = first { first = nil; return f }
+                return nextChunk()
+            })
+            readCSV(&reader, file: file, into: &sink)
         }
-        // SwiftCSV pads every row to the longest; keep the fields each record really has.
-        let header = headerRow.prefix(fieldCounts.first ?? headerRow.count).map { $0.trimmingCharacters(in: .whitespaces) }
-        var entries: [RawEntry] = []
-        var diagnostics: [Diagnostic] = []
-        for (i, row) in rows.enumerated().dropFirst() {
-            let line = i < lines.count ? lines[i] : lines.last!
-            if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
-            // SwiftCSV pads short rows, so count the fields of the record as written.
-            let written = i < fieldCounts.count ? fieldCounts[i] : row.count
-            if written != header.count {
-                diagnostics.append(Diagnostic(.error, file: file, line: line, "has \(written) fields; the header has \(header.count)",
-                                              hint: "a value containing a comma must be wrapped in double quotes"))
-                if written < header.count { continue }
+    }
+
+    /// Reads annotation bytes already in memory; `file` names them in diagnostics.
+    static func read<S: AnnotationEntrySink>(data: Data, file: String, json: Bool, into sink: inout S) {
+        let bytes = [UInt8](data)
+        guard let skip = encodingPrelude(bytes, file: file, log: &sink.log) else { return }
+        if json {
+            readJSON(Data(bytes.dropFirst(skip)), file: file, into: &sink)
+        } else {
+            var reader = CSVRecordReader(bytes: Array(bytes.dropFirst(skip)))
+            readCSV(&reader, file: file, into: &sink)
+        }
+    }
+
+    /// Bytes to skip before the text (a UTF-8 byte-order mark), or nil when the file is UTF-16.
+    static func encodingPrelude(_ head: [UInt8], file: String, log: inout DiagnosticLog) -> Int? {
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            log.add(.error, .encoding, file: file, line: 1, "the file is UTF-16; annotation files must be UTF-8",
+                    hint: "re-save it as UTF-8 (in most editors: Save As, encoding UTF-8)")
+            return nil
+        }
+        return head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    static func readCSV<S: AnnotationEntrySink>(_ reader: inout CSVRecordReader, file: String, into sink: inout S) {
+        var header: [String]?
+        var rows = 0
+        while let record = reader.next() {
+            if let problem = record.problem {
+                report(problem, file: file, log: &sink.log)
+                if header == nil { return }   // no header: nothing after it can be read by name
+                rows += 1
+                continue
             }
-            var values: [String: (String, Int?)] = [:]
-            for (j, name) in header.enumerated() where j < row.count {
-                values[name] = (row[j].trimmingCharacters(in: .whitespaces), j + 1)
+            if record.isBlank { continue }
+            guard let names = header else {
+                header = record.fields.map(trimmed)
+                sink.header(header!)
+                continue
             }
-            entries.append(RawEntry(line: line, values: values))
+            rows += 1
+            let written = record.fields.count
+            if written != names.count {
+                sink.log.add(.error, .fieldCount, file: file, line: record.line, "has \(written) fields; the header has \(names.count)",
+                             hint: "a value containing a comma must be wrapped in double quotes")
+                if written < names.count { continue }
+            }
+            sink.entry(RawEntry(line: record.line, values: names.indices.map { trimmed(record.fields[$0]) }, csv: true))
         }
-        return (entries, header, diagnostics)
+        if header == nil {
+            sink.log.add(.error, .emptyFile, file: file, line: 1, "the file is empty; expected a header line such as 'video,label,start,end'")
+        } else if rows == 0 {
+            sink.log.add(.error, .noRows, file: file, line: 1, "no segments: the file has a header but no rows",
+                         hint: "add one line per segment below the header, such as 'clip.mp4,wave,0,1.5'")
+        }
     }
 
-    /// Fields in one record: delimiters outside quotes, plus one.
-    static func countFields(_ record: String) -> Int {
-        var n = 1, inQuotes = false
-        for ch in record {
-            if ch == "\"" { inQuotes.toggle() } else if ch == "," && !inQuotes { n += 1 }
+    static func report(_ problem: CSVProblem, file: String, log: inout DiagnosticLog) {
+        let quoting = "a value holding a quote, comma or line break must be wrapped in double quotes, and quotes inside it doubled (\"\")"
+        switch problem {
+        case let .strayQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: a quote inside a value that does not start with one", hint: quoting)
+        case let .textAfterQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: text after a value's closing quote", hint: quoting)
+        case let .unclosedQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: the quote opened here is never closed", hint: quoting)
+        case let .notUTF8(line, field, byte):
+            log.add(.error, .encoding, file: file, line: line, column: field,
+                    "not valid UTF-8 text (byte \(byte) of the value)", hint: "re-save the file as UTF-8")
+        case let .tooLong(line, field, head, characters):
+            log.add(.error, .valueTooLong, file: file, line: line, column: field,
+                    "value \(Diagnostic.quote(head: head, length: characters)) is too long for a path, label or time",
+                    hint: "a quote left open swallows the lines after it: check the quotes on and before this line")
         }
-        return n
     }
 
-    /// Records as separate strings (for locating a parse error).
-    static func splitRecords(_ text: String) -> [String] {
-        var out: [String] = [], current = "", inQuotes = false
-        for ch in text {
-            if ch == "\"" { inQuotes.toggle() }
-            if ch.isNewline && !inQuotes { out.append(current); current = ""; continue }
-            current.append(ch)
-        }
-        out.append(current)
-        return out
+    /// `s` without surrounding white space; most values have none, and are returned as they are.
+    static func trimmed(_ s: String) -> String {
+        guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return s }
+        guard CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last) else { return s }
+        return s.trimmingCharacters(in: .whitespaces)
     }
 
-    static func readJSON(_ text: String, file: String) -> ([RawEntry], [String], [Diagnostic]) {
+    static func readJSON<S: AnnotationEntrySink>(_ data: Data, file: String, into sink: inout S) {
         let root: Any
         do {
-            root = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
+            guard let text = String(data: data, encoding: .utf8) else {
+                let bytes = [UInt8](data), offset = CSVRecordReader.firstInvalidUTF8(bytes)
+                sink.log.add(.error, .encoding, file: file, line: bytes.prefix(offset).filter { $0 == 0x0A }.count + 1,
+                             "not valid UTF-8 text (byte \(offset))", hint: "re-save it as UTF-8")
+                return
+            }
             let (line, column) = jsonErrorPosition(error, text: text)
-            return ([], [], [Diagnostic(.error, file: file, line: line, column: column, "not valid JSON",
-                                        hint: "check for a missing comma, bracket or quote near here")])
+            sink.log.add(.error, .jsonSyntax, file: file, line: line, column: column, "not valid JSON",
+                         hint: "check for a missing comma, bracket or quote near here")
+            return
         }
         guard let array = root as? [Any] else {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the JSON root must be an array of objects like {\"video\": ..., \"label\": ...}")])
+            sink.log.add(.error, .jsonShape, file: file, line: 1, "the JSON root must be an array of objects like {\"video\": ..., \"label\": ...}")
+            return
         }
-        let lines = jsonElementLines(text)
-        var entries: [RawEntry] = []
-        var diagnostics: [Diagnostic] = []
-        var header: [String] = []
+        guard !array.isEmpty else {
+            sink.log.add(.error, .noRows, file: file, line: 1, "no segments: the JSON array is empty",
+                         hint: "add one object per segment, such as {\"video\": \"clip.mp4\", \"label\": \"wave\"}")
+            return
+        }
+        let lines = jsonElementLines(String(decoding: data, as: UTF8.self))
+        // The header is every key any object uses, in order of first use.
+        var header: [String] = [], position: [String: Int] = [:]
+        for case let object as [String: Any] in array {
+            for key in object.keys.sorted() {
+                let name = trimmed(key)
+                if position[name] == nil { position[name] = header.count; header.append(name) }
+            }
+        }
+        sink.header(header)
         for (i, element) in array.enumerated() {
             let line = i < lines.count ? lines[i] : 1
             guard let object = element as? [String: Any] else {
-                diagnostics.append(Diagnostic(.error, file: file, line: line, "entry \(i + 1) is not an object"))
+                sink.log.add(.error, .jsonShape, file: file, line: line, "entry \(i + 1) is not an object")
                 continue
             }
-            var values: [String: (String, Int?)] = [:]
+            var values = [String?](repeating: nil, count: header.count)
             for (key, value) in object {
-                let name = key.trimmingCharacters(in: .whitespaces)
-                if !header.contains(name) { header.append(name) }
+                let name = trimmed(key)
                 switch value {
-                case let s as String: values[name] = (s.trimmingCharacters(in: .whitespaces), nil)
-                case let n as NSNumber: values[name] = ("\(n.doubleValue)", nil)
-                case is NSNull: values[name] = ("", nil)
+                case let s as String: values[position[name]!] = trimmed(s)
+                case let n as NSNumber: values[position[name]!] = "\(n.doubleValue)"
+                case is NSNull: values[position[name]!] = ""
                 default:
-                    diagnostics.append(Diagnostic(.error, file: file, line: line, "'\(name)' must be a string or a number"))
+                    sink.log.add(.error, .jsonShape, file: file, line: line, "\(Diagnostic.quote(name)) must be a string or a number")
                 }
             }
-            entries.append(RawEntry(line: line, values: values))
+            sink.entry(RawEntry(line: line, values: values, csv: false))
         }
-        return (entries, header, diagnostics)
     }
 
     /// Line of the start of each element of the root array.
     static func jsonElementLines(_ text: String) -> [Int] {
         var lines: [Int] = []
         var line = 1, depth = 0, inString = false, escaped = false, expectElement = false
-        for ch in text {
-            if ch.isNewline { line += 1 }
+        for ch in text.unicodeScalars {
+            if ch == "\n" { line += 1 }
             if inString {
                 if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inString = false }
                 continue
             }
-            if depth == 1 && expectElement && !ch.isWhitespace && ch != "]" { lines.append(line); expectElement = false }
+            if depth == 1 && expectElement && !ch.properties.isWhitespace && ch != "]" { lines.append(line); expectElement = false }
             switch ch {
             case "\"": inString = true
             case "[", "{":
@@ -211,13 +257,5 @@ enum AnnotationFileReader {
             return (line, column)
         }
         return (nil, nil)
-    }
-}
-
-/// SwiftCSV's record parser as arrays of fields (no header handling: we read the header ourselves).
-enum Parser {
-    static func rows(_ text: String) throws -> [[String]] {
-        let csv = try EnumeratedCSV(string: "\n" + text, delimiter: .comma, loadColumns: false)
-        return csv.rows
     }
 }

@@ -35,11 +35,23 @@ public struct PoseSample: Equatable, Sendable, Codable {
 public struct AnnotationSet: Sendable {
     public var segments: [Segment] = []
     public var poses: [PoseSample] = []
-    public var diagnostics: [Diagnostic] = []
+    /// Every finding, counted; the first `log.limit` of each kind kept.
+    public var log: DiagnosticLog
 
-    public init() {}
+    /// An empty set whose log keeps `maxDiagnosticsPerKind` findings of each kind (0: all).
+    public init(maxDiagnosticsPerKind: Int = 0) { log = DiagnosticLog(limit: maxDiagnosticsPerKind) }
 
-    public var classes: [String] { Array(Set(segments.map(\.label) + poses.map(\.label))).sorted() }
+    /// The findings kept (all of them unless the log has a limit).
+    public var diagnostics: [Diagnostic] { log.kept }
+    public var classes: [String] {
+        var labels = Set<String>()
+        for s in segments { labels.insert(s.label) }
+        for p in poses { labels.insert(p.label) }
+        return labels.sorted()
+    }
+    /// The errors and warnings kept; `errorCount` and `warningCount` count every one.
     public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     public var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+    public var errorCount: Int { log.errorCount }
+    public var warningCount: Int { log.warningCount }
 }

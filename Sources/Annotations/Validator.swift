@@ -17,53 +17,101 @@ public struct Validator {
     /// Facts about a clip that the checks need.
     public struct ClipFacts: Sendable { public var duration: Double; public var frameRate: Double }
 
-    /// Adds the disk and dataset checks to `set.diagnostics`; returns the clip facts it read.
+    /// A clip and the segments naming it: each clip is opened once, however many rows name it.
+    struct Clip { var url: URL; var firstSegment: Int; var segments: Int }
+
+    /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open.
     @discardableResult
     public func check(_ set: inout AnnotationSet) -> [URL: ClipFacts] {
-        var facts: [URL: ClipFacts] = [:]
-        var unreadable = Set<URL>()
-        for s in set.segments {
-            if facts[s.video] == nil && !unreadable.contains(s.video) {
-                do {
-                    let info = try VideoReader(url: s.video).info
-                    facts[s.video] = ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
-                } catch let e as VideoError {
-                    unreadable.insert(s.video)
-                    let missing: Bool = { if case .fileNotFound = e { return true }; return false }()
-                    set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                      missing ? "video '\(s.videoPath)' does not exist (looked for \(s.video.path))"
-                                                              : "video '\(s.videoPath)' cannot be opened: \(e)",
-                                                      hint: missing ? Self.missingFileHint(s.video) : nil))
-                    continue
-                } catch {
-                    unreadable.insert(s.video)
-                    continue
-                }
-            }
-            guard let f = facts[s.video] else { continue }
-            let oneFrame = f.frameRate > 0 ? 1 / f.frameRate : 0.05
-            if let end = s.end, f.duration > 0, end > f.duration + oneFrame {
-                set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                  "end \(format(end)) is beyond the clip's duration \(format(f.duration)) ('\(s.videoPath)')"))
-            }
-            if let start = s.start, f.duration > 0, start >= f.duration {
-                set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                  "start \(format(start)) is at or beyond the clip's end \(format(f.duration)) ('\(s.videoPath)')"))
-            }
-            if let window {
-                let length = (s.end ?? f.duration) - (s.start ?? 0)
-                if length * fps < Double(window) {
-                    set.diagnostics.append(Diagnostic(.warning, file: s.source, line: s.line,
-                                                      String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
-                                                      hint: "it will be padded with zeros (or dropped with --short drop)"))
-                }
+        var index: [URL: Int] = [:]
+        var clips: [Clip] = []
+        var clipOf = [Int32](repeating: 0, count: set.segments.count)
+        for (i, s) in set.segments.enumerated() {
+            if let k = index[s.video] {
+                clips[k].segments += 1
+                clipOf[i] = Int32(k)
+            } else {
+                index[s.video] = clips.count
+                clipOf[i] = Int32(clips.count)
+                clips.append(Clip(url: s.video, firstSegment: i, segments: 1))
             }
         }
-        for p in set.poses where !FileManager.default.fileExists(atPath: p.image.path) {
-            set.diagnostics.append(Diagnostic(.error, file: p.image.path, "image does not exist"))
+        index = [:]
+        var facts = [ClipFacts?](repeating: nil, count: clips.count)
+        for (k, clip) in clips.enumerated() {
+            facts[k] = open(clip, first: set.segments[clip.firstSegment], log: &set.log)
         }
-        datasetChecks(&set)
-        return facts
+        for (i, s) in set.segments.enumerated() {
+            guard let f = facts[Int(clipOf[i])] else { continue }
+            segmentChecks(s, f, log: &set.log)
+        }
+        for p in set.poses { check(p, log: &set.log) }
+        datasetChecks(&set, clipOf: clipOf)
+
+        var byURL: [URL: ClipFacts] = [:]
+        for (k, clip) in clips.enumerated() { byURL[clip.url] = facts[k] }
+        return byURL
+    }
+
+    /// Opens a clip; reports at the first row naming it what stops it.
+    func open(_ clip: Clip, first s: Segment, log: inout DiagnosticLog) -> ClipFacts? {
+        let named = clip.segments > 1 ? "; \(Diagnostic.grouped(clip.segments)) rows name it, this is the first" : ""
+        do {
+            let reader = try VideoReader(url: clip.url)
+            let info = reader.info
+            return ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
+        } catch VideoError.fileNotFound {
+            log.add(.error, .noSuchFile, file: s.source, line: s.line,
+                    "video \(Diagnostic.quote(s.videoPath)) does not exist (looked for \(Self.quotePath(clip.url.path)))\(named)",
+                    hint: Self.missingFileHint(clip.url))
+        } catch {
+            log.add(.error, .unreadableClip, file: s.source, line: s.line,
+                    "video \(Diagnostic.quote(s.videoPath)) cannot be opened: \(Self.reason(error))\(named)")
+        }
+        return nil
+    }
+
+    /// The per-segment checks against its clip's duration and the window.
+    func segmentChecks(_ s: Segment, _ f: ClipFacts, log: inout DiagnosticLog) {
+        let oneFrame = f.frameRate > 0 ? 1 / f.frameRate : 0.05
+        if let end = s.end, f.duration > 0, end > f.duration + oneFrame {
+            log.add(.error, .endBeyondClip, file: s.source, line: s.line,
+                    "end \(format(end)) is beyond the clip's duration \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+        }
+        if let start = s.start, f.duration > 0, start >= f.duration {
+            log.add(.error, .startBeyondClip, file: s.source, line: s.line,
+                    "start \(format(start)) is at or beyond the clip's end \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+        }
+        if let window {
+            let length = (s.end ?? f.duration) - (s.start ?? 0)
+            if length * fps < Double(window) {
+                log.add(.warning, .shortSegment, file: s.source, line: s.line,
+                        String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
+                        hint: "it will be padded with zeros (or dropped with --short drop)")
+            }
+        }
+    }
+
+    /// An image exists.
+    func check(_ p: PoseSample, log: inout DiagnosticLog) {
+        guard FileManager.default.fileExists(atPath: p.image.path) else {
+            log.add(.error, .noSuchFile, file: p.image.path, "image does not exist")
+            return
+        }
+    }
+
+    /// An error's reason without the file name, which the diagnostic already gives.
+    static func reason(_ error: Error) -> String {
+        guard let e = error as? VideoError else { return "\(error)" }
+        var text = e.description
+        if text.hasPrefix(e.path + ": ") { text.removeFirst(e.path.count + 2) }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// A path built from a value in the file: whole unless it is far longer than any real path.
+    static func quotePath(_ path: String) -> String {
+        path.prefix(161).count > 160 ? Diagnostic.quote(head: path, length: path.count) : path
     }
 
     /// A file that differs only in letter case is what a macOS annotation (case-insensitive disk)
@@ -72,60 +120,8 @@ public struct Validator {
         let folder = url.deletingLastPathComponent(), name = url.lastPathComponent
         if let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path),
            let match = names.first(where: { $0.lowercased() == name.lowercased() }) {
-            return "did you mean '\(match)'? Paths are case-sensitive on Linux"
+            return "did you mean \(Diagnostic.quote(match))? Paths are case-sensitive on Linux"
         }
         return "paths are relative to the annotation file's folder unless --root is given"
-    }
-
-    func datasetChecks(_ set: inout AnnotationSet) {
-        // Duplicate rows.
-        var seen: [String: Segment] = [:]
-        for s in set.segments {
-            let key = "\(s.video.path)|\(s.label)|\(s.start ?? -1)|\(s.end ?? -1)"
-            if let first = seen[key] {
-                set.diagnostics.append(Diagnostic(.warning, file: s.source, line: s.line, "duplicate of line \(first.line ?? 0)",
-                                                  hint: "remove one; duplicates weigh an example twice"))
-            } else { seen[key] = s }
-        }
-        // Overlapping segments of one video with different labels.
-        let byVideo = Dictionary(grouping: set.segments.filter { $0.start != nil && $0.end != nil }, by: \.video)
-        for (_, segments) in byVideo {
-            // Sweep by start time, keeping for each label the segment reaching furthest so far: one
-            // warning per segment and label it overlaps, in O(segments x labels).
-            var reach: [String: Segment] = [:]
-            for b in segments.sorted(by: { ($0.start!, $0.line ?? 0) < ($1.start!, $1.line ?? 0) }) {
-                for (label, a) in reach.sorted(by: { $0.key < $1.key }) where label != b.label && a.end! > b.start! {
-                    set.diagnostics.append(Diagnostic(.warning, file: b.source, line: b.line,
-                                                      "overlaps line \(a.line ?? 0) (\(format(b.start!))-\(format(min(a.end!, b.end!))) of '\(a.videoPath)') with a different label ('\(b.label)' vs '\(a.label)')",
-                                                      hint: "frames in the overlap would train both classes"))
-                }
-                if (reach[b.label]?.end ?? -1) < b.end! { reach[b.label] = b }
-            }
-        }
-        // Labels that differ only by case or spaces.
-        let labels = set.classes
-        var byFolded: [String: [String]] = [:]
-        for l in labels { byFolded[l.lowercased().filter { !$0.isWhitespace }, default: []].append(l) }
-        for (_, variants) in byFolded where variants.count > 1 {
-            set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                              "labels \(variants.map { "'\($0)'" }.joined(separator: ", ")) differ only by case or spaces",
-                                              hint: "they are separate classes; use one spelling"))
-        }
-        // Class balance and the Background class.
-        var counts: [String: Int] = [:]
-        for s in set.segments { counts[s.label, default: 0] += 1 }
-        for p in set.poses { counts[p.label, default: 0] += 1 }
-        if let most = counts.values.max(), counts.count > 1 {
-            for (label, n) in counts.sorted(by: { $0.key < $1.key }) where Double(n) < imbalanceRatio * Double(most) {
-                set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                                  "class '\(label)' has \(n) examples, far fewer than the largest class (\(most))",
-                                                  hint: "add examples or expect it to be under-learned"))
-            }
-        }
-        if !counts.isEmpty && !counts.keys.contains(where: { $0.lowercased() == "background" }) {
-            set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                              "no 'Background' class",
-                                              hint: "Apple recommends a Background class of hands doing none of the actions"))
-        }
     }
 }

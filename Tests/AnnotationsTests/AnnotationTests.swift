@@ -182,6 +182,63 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(set.segments.count, 3)
     }
 
+    func testHeaderOnlyCSVAndEmptyJSONAreErrors() {
+        for (name, text) in [("h.csv", "video,label,start,end\n"), ("h2.csv", "\u{FEFF}video,label\r\n\r\n"), ("h.json", "[ ]")] {
+            let set = run(name, text)
+            XCTAssertEqual(set.errorCount, 1, name)
+            XCTAssertEqual(set.errors.first?.message.hasPrefix("no segments: the "), true, "\(name): \(set.diagnostics)")
+        }
+        XCTAssertEqual(run("h.csv", "video,label\n").errors.first?.message, "no segments: the file has a header but no rows")
+        XCTAssertEqual(run("e.csv", "").errors.first?.message, "the file is empty; expected a header line such as 'video,label,start,end'")
+    }
+
+    func testLongValuesAreQuotedShortInEveryMessage() {
+        let long = String(repeating: "x", count: 50_000), x40 = String(repeating: "x", count: 40)
+        let set = run("long.csv", """
+        video,label,start,end,\(long)
+        \(long).mp4,wave,\(long),1,a
+        \(long),\(long),0,1,b
+        clip.mp4,\(String(repeating: "y", count: 70_000)),0,1,c
+        clip.mp4,Background,0,1,d
+        clip.mp4,Background,1,2,e
+        clip.mp4,Background,0.5,1,f
+        clip.mp4,Background,1.5,2,g
+        clip.mp4,Background,2,3,h
+        """)
+        XCTAssertGreaterThanOrEqual(set.diagnostics.count, 5, "\(set.diagnostics.map(\.message))")
+        for d in set.diagnostics {
+            XCTAssertLessThan(d.message.count + (d.hint ?? "").count, 400, d.message.prefix(200) + "...")
+        }
+        XCTAssertNotNil(find(set, "unknown column '\(x40)…' (50,000 characters) is ignored"))
+        XCTAssertNotNil(find(set, "cannot read '\(x40)…' (50,000 characters) as a time"))
+        XCTAssertNotNil(find(set, "video '\(x40)…' (50,000 characters) does not exist"))
+        XCTAssertNotNil(find(set, "class '\(x40)…' (50,000 characters) has 1 examples"))
+        XCTAssertEqual(find(set, "(70,000 characters) is too long for a path, label or time")?.line, 4)
+    }
+
+    func testRepeatedFindingsAreCappedAndCounted() throws {
+        var text = "video,label,start,end\n"
+        for i in 0..<1000 { text += "gone\(i).mp4,wave,\(i % 2 == 0 ? "x" : "1"),2\n" }
+        let url = dir.appendingPathComponent("many.csv")
+        try Data(text.utf8).write(to: url)
+        var set = AnnotationSource.load(annotationFile: url, maxDiagnosticsPerKind: 5)
+        Validator().check(&set)
+        XCTAssertEqual(set.errorCount, 1000)   // 500 unreadable times, 500 missing clips
+        XCTAssertEqual(set.errors.count, 10)
+        XCTAssertEqual(set.errors.filter { $0.message.contains("does not exist") }.map(\.line), [3, 5, 7, 9, 11])
+        XCTAssertEqual(set.log.omitted.map(\.count), [495, 495])
+        XCTAssertEqual(set.log.omitted.map(\.kind.name), ["unreadable time", "no such file"])
+    }
+
+    func testAClipNamedByManyRowsIsOpenedOnceAndReportedOnce() throws {
+        var text = "video,label\n"
+        for _ in 0..<10_000 { text += "gone.mp4,wave\n" }
+        let set = run("same.csv", text)
+        let missing = set.errors.filter { $0.message.contains("does not exist") }
+        XCTAssertEqual(missing.map(\.line), [2])
+        XCTAssertEqual(missing.first?.message.hasSuffix("10,000 rows name it, this is the first"), true, "\(missing)")
+    }
+
     func testLargeFile() {
         var text = "video,label,start,end\n"
         for i in 0..<100_000 { text += "clip.mp4,\(i % 2 == 0 ? "wave" : "Background"),\(Double(i % 20) * 0.1),\(Double(i % 20) * 0.1 + 0.5)\n" }

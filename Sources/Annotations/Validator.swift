@@ -8,6 +8,12 @@ public struct Validator {
     public var fps: Double = 30
     /// A class with fewer than this share of the largest class's examples is reported.
     public var imbalanceRatio: Double = 0.25
+    /// Open every image and decode its first frame, so a file that only looks like an image (by its
+    /// name) is found. Off by default: exporting poses reads keypoint files, not the images.
+    public var openImages = false
+    /// Decode every frame of every clip: finds clips cut short or damaged after their first frames,
+    /// which opening alone does not. Costs a full decode of each clip.
+    public var deep = false
 
     public init(window: Int? = nil, fps: Double = 30) {
         self.window = window
@@ -53,12 +59,17 @@ public struct Validator {
         return byURL
     }
 
-    /// Opens a clip; reports at the first row naming it what stops it.
+    /// Opens a clip (and with `deep`, decodes it all); reports at the first row naming it what stops it.
     func open(_ clip: Clip, first s: Segment, log: inout DiagnosticLog) -> ClipFacts? {
         let named = clip.segments > 1 ? "; \(Diagnostic.grouped(clip.segments)) rows name it, this is the first" : ""
         do {
             let reader = try VideoReader(url: clip.url)
             let info = reader.info
+            if deep, let stop = Self.decodeAll(reader) {
+                log.add(.error, .corruptClip, file: s.source, line: s.line,
+                        "video \(Diagnostic.quote(s.videoPath)) is damaged: \(stop)\(named)",
+                        hint: "re-export or re-copy the clip; the frames before this point decode")
+            }
             return ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
         } catch VideoError.fileNotFound {
             log.add(.error, .noSuchFile, file: s.source, line: s.line,
@@ -69,6 +80,25 @@ public struct Validator {
                     "video \(Diagnostic.quote(s.videoPath)) cannot be opened: \(Self.reason(error))\(named)")
         }
         return nil
+    }
+
+    /// Decodes every frame; nil when all decode, else where and why decoding stopped.
+    static func decodeAll(_ reader: VideoReader) -> String? {
+        var frames = 0
+        var lastTime: Double?
+        func at(_ frame: Int, _ time: Double?) -> String {
+            "decoding stopped at frame \(frame)" + (time.map { String(format: " (t=%.3fs)", $0) } ?? "")
+        }
+        do {
+            while let f = try reader.nextFrame() { frames += 1; lastTime = f.time }
+            return nil
+        } catch let VideoError.corrupt(_, frame, time, ffmpeg) {
+            return at(frame, time) + ": \(ffmpeg)"
+        } catch let VideoError.truncated(_, decoded, expected) {
+            return at(decoded, lastTime) + ": the file ends there, but its container lists \(Diagnostic.grouped(expected)) frames (cut short?)"
+        } catch {
+            return at(frames, lastTime) + ": \(reason(error))"
+        }
     }
 
     /// The per-segment checks against its clip's duration and the window.
@@ -92,11 +122,25 @@ public struct Validator {
         }
     }
 
-    /// An image exists.
+    /// An image exists and, with `openImages`, decodes.
     func check(_ p: PoseSample, log: inout DiagnosticLog) {
         guard FileManager.default.fileExists(atPath: p.image.path) else {
             log.add(.error, .noSuchFile, file: p.image.path, "image does not exist")
             return
+        }
+        guard openImages else { return }
+        do {
+            // One thread: a still is one frame, not worth starting a decoder pool for.
+            let reader = try VideoReader(url: p.image, threads: 1)
+            if try reader.nextFrame() == nil {
+                log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: FFmpeg found no picture in it")
+            }
+        } catch let VideoError.corrupt(_, _, _, ffmpeg) {
+            log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: \(ffmpeg)",
+                    hint: "re-save it as JPEG or PNG, or remove it")
+        } catch {
+            log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: \(Self.reason(error))",
+                    hint: "re-save it as JPEG or PNG, or remove it")
         }
     }
 

@@ -38,6 +38,9 @@ struct Validate: ParsableCommand {
     @Option(help: "Print at most this many diagnostics of each kind, then how many more there are (0: all). Totals count every one.")
     var maxDiagnostics = 50
 
+    @Flag(help: "Decode every frame of every clip (slow): finds clips cut short or damaged after their first frames.")
+    var deep = false
+
     @Flag(help: "Print JSON: diagnostics and summary.")
     var json = false
 
@@ -62,7 +65,10 @@ struct Validate: ParsableCommand {
             set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns,
                                         maxDiagnosticsPerKind: maxDiagnostics)
         }
-        let facts = Validator(window: window, fps: fps).check(&set)
+        var validator = Validator(window: window, fps: fps)
+        validator.openImages = true
+        validator.deep = deep
+        let facts = validator.check(&set)
         let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
         let omitted = set.log.omitted
 

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
+import VideoIO
 
-/// `handpose validate` end to end: capped reports with full totals, empty files, long values.
+/// `handpose validate` end to end: capped reports with full totals, empty files, images and clips
+/// that do not decode.
 final class ValidateCommandTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
     var dir: URL!
@@ -90,5 +92,45 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertEqual(code, 2)
         XCTAssertTrue(text.contains("cannot read '\(long.prefix(40))…' (60,000 characters) as a time"), String(text.prefix(2000)))
         XCTAssertLessThan(text.utf8.count, 2000, "the value is echoed back")
+    }
+
+    func testImageThatDoesNotDecodeFailsPoses() throws {
+        let root = dir.appendingPathComponent("poses")
+        for label in ["wave", "Background"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(label), withIntermediateDirectories: true)
+            var frame = VideoFrame(width: 16, height: 16)
+            for i in frame.pixels.indices { frame.pixels[i] = UInt8(i % 199) }
+            try ImageWriter.writePNG(frame, to: root.appendingPathComponent("\(label)/ok.png"))
+        }
+        let (clean, cleanText) = try validate([root.path, "--poses"])
+        XCTAssertEqual(clean, 0, cleanText)
+        let noise = root.appendingPathComponent("wave/photo.jpg")
+        try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }).write(to: noise)
+        let (code, text) = try validate([root.path, "--poses"])
+        XCTAssertEqual(code, 2, text)
+        XCTAssertTrue(text.contains("\(noise.path): error: image cannot be decoded: "), text)
+    }
+
+    func testTruncatedClipFailsOnlyWithDeep() throws {
+        let whole = dir.appendingPathComponent("whole.mp4")
+        let writer = try VideoWriter(url: whole, width: 64, height: 64, frameRate: Rational(20, 1))
+        var state: UInt32 = 7
+        for _ in 0..<40 {
+            var f = VideoFrame(width: 64, height: 64)
+            for i in f.pixels.indices { state = state &* 1_664_525 &+ 1_013_904_223; f.pixels[i] = UInt8(truncatingIfNeeded: state >> 24) }
+            try writer.append(f)
+        }
+        try writer.finish()
+        let bytes = try Data(contentsOf: whole)
+        // `head -c` at 30%: the index at the front survives, most frames do not.
+        try bytes.prefix(bytes.count * 3 / 10).write(to: dir.appendingPathComponent("cut.mp4"))
+        let csv = try write("a.csv", "video,label\nwhole.mp4,wave\ncut.mp4,Background\n")
+
+        let (_, shallow) = try validate([csv])
+        XCTAssertFalse(shallow.contains("decoding stopped"), shallow)
+        let (code, deep) = try validate([csv, "--deep"])
+        XCTAssertEqual(code, 2, deep)
+        XCTAssertTrue(deep.contains("a.csv:3: error: video 'cut.mp4' is damaged: decoding stopped at frame "), deep)
+        XCTAssertFalse(deep.contains("a.csv:2:"), "the whole clip decodes: \(deep)")
     }
 }

@@ -157,11 +157,14 @@ enum AnnotationFileReader {
         }
     }
 
+    /// Built once: `CharacterSet.whitespaces` makes a new set at every use.
+    static let whitespace = CharacterSet.whitespaces
+
     /// `s` without surrounding white space; most values have none, and are returned as they are.
     static func trimmed(_ s: String) -> String {
         guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return s }
-        guard CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last) else { return s }
-        return s.trimmingCharacters(in: .whitespaces)
+        guard whitespace.contains(first) || whitespace.contains(last) else { return s }
+        return s.trimmingCharacters(in: whitespace)
     }
 
     static func readJSON<S: AnnotationEntrySink>(_ data: Data, file: String, into sink: inout S) {

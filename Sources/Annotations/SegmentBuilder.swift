@@ -4,7 +4,8 @@ import Foundation
 /// Holds per row only what the result needs: paths and labels repeated on many rows are stored once.
 struct SegmentBuilder: AnnotationEntrySink {
     let file: String
-    let base: URL
+    /// The folder video paths are relative to.
+    let basePath: String
     let columns: AnnotationColumns
     var log: DiagnosticLog
     private(set) var segments: [Segment] = []
@@ -19,13 +20,13 @@ struct SegmentBuilder: AnnotationEntrySink {
     private var csv = true
     /// Resolved paths and labels already seen. Bounded: a file naming a million different clips
     /// gains nothing from remembering them, and must not pay for it.
-    private var paths: [String: (text: String, url: URL?)] = [:]
+    private var paths: [String: (text: String, file: String?)] = [:]
     private var labels: [String: String] = [:]
     static let cacheLimit = 4096
 
     init(file: String, base: URL, columns: AnnotationColumns, log: DiagnosticLog) {
         self.file = file
-        self.base = base
+        basePath = base.path
         self.columns = columns
         self.log = log
     }
@@ -75,13 +76,13 @@ struct SegmentBuilder: AnnotationEntrySink {
         }
         guard ok else { return }
         let path = resolved(videoText)
-        guard let url = path.url else {
+        guard let videoFile = path.file else {
             log.add(.error, .outsideRoot, file: file, line: e.line, column: e.field(videoIndex),
-                    "\(Diagnostic.quote(videoText)) points outside the video folder \(base.path)",
+                    "\(Diagnostic.quote(videoText)) points outside the video folder \(basePath)",
                     hint: "paths are relative to the annotation file's folder (or --root); '..' and absolute paths elsewhere are refused")
             return
         }
-        segments.append(Segment(video: url, videoPath: path.text, label: interned(labelText), start: startTime, end: endTime, source: file, line: e.line))
+        segments.append(Segment(videoFile: videoFile, videoPath: path.text, label: interned(labelText), start: startTime, end: endTime, source: file, line: e.line))
     }
 
     /// The time in column `index`, nil when absent; reports what is wrong with it.
@@ -100,10 +101,10 @@ struct SegmentBuilder: AnnotationEntrySink {
         return t
     }
 
-    private mutating func resolved(_ text: String) -> (text: String, url: URL?) {
+    private mutating func resolved(_ text: String) -> (text: String, file: String?) {
         if let known = paths[text] { return known }
         if paths.count >= Self.cacheLimit { paths.removeAll(keepingCapacity: true) }
-        let r = (text, AnnotationSource.resolve(text, base: base))
+        let r = (text, AnnotationSource.resolve(text, basePath: basePath))
         paths[text] = r
         return r
     }

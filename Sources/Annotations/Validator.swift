@@ -24,22 +24,27 @@ public struct Validator {
     public struct ClipFacts: Sendable { public var duration: Double; public var frameRate: Double }
 
     /// A clip and the segments naming it: each clip is opened once, however many rows name it.
-    struct Clip { var url: URL; var firstSegment: Int; var segments: Int }
+    struct Clip {
+        var file: String
+        var firstSegment: Int
+        var segments: Int
+        var url: URL { URL(fileURLWithPath: file, isDirectory: false) }
+    }
 
     /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open.
     @discardableResult
     public func check(_ set: inout AnnotationSet) -> [URL: ClipFacts] {
-        var index: [URL: Int] = [:]
+        var index: [String: Int] = [:]
         var clips: [Clip] = []
         var clipOf = [Int32](repeating: 0, count: set.segments.count)
         for (i, s) in set.segments.enumerated() {
-            if let k = index[s.video] {
+            if let k = index[s.videoFile] {
                 clips[k].segments += 1
                 clipOf[i] = Int32(k)
             } else {
-                index[s.video] = clips.count
+                index[s.videoFile] = clips.count
                 clipOf[i] = Int32(clips.count)
-                clips.append(Clip(url: s.video, firstSegment: i, segments: 1))
+                clips.append(Clip(file: s.videoFile, firstSegment: i, segments: 1))
             }
         }
         index = [:]
@@ -55,7 +60,7 @@ public struct Validator {
         datasetChecks(&set, clipOf: clipOf)
 
         var byURL: [URL: ClipFacts] = [:]
-        for (k, clip) in clips.enumerated() { byURL[clip.url] = facts[k] }
+        for (k, clip) in clips.enumerated() { if let f = facts[k] { byURL[clip.url] = f } }
         return byURL
     }
 
@@ -73,7 +78,7 @@ public struct Validator {
             return ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
         } catch VideoError.fileNotFound {
             log.add(.error, .noSuchFile, file: s.source, line: s.line,
-                    "video \(Diagnostic.quote(s.videoPath)) does not exist (looked for \(Self.quotePath(clip.url.path)))\(named)",
+                    "video \(Diagnostic.quote(s.videoPath)) does not exist (looked for \(Self.quotePath(clip.file)))\(named)",
                     hint: Self.missingFileHint(clip.url))
         } catch {
             log.add(.error, .unreadableClip, file: s.source, line: s.line,

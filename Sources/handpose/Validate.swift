@@ -68,18 +68,19 @@ struct Validate: ParsableCommand {
         var validator = Validator(window: window, fps: fps)
         validator.openImages = true
         validator.deep = deep
-        let facts = validator.check(&set)
+        var facts: [String: Validator.ClipFacts] = [:]
+        for (url, f) in validator.check(&set) { facts[url.path] = f }
         let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
         let omitted = set.log.omitted
 
         // Per-class counts and seconds.
         var counts: [String: Int] = [:], seconds: [String: Double] = [:]
-        var videos = Set<URL>()
+        var videos = Set<String>()
         for s in set.segments {
             counts[s.label, default: 0] += 1
-            let duration = facts[s.video]?.duration ?? 0
+            let duration = facts[s.videoFile]?.duration ?? 0
             seconds[s.label, default: 0] += max(0, (s.end ?? duration) - (s.start ?? 0))
-            videos.insert(s.video)
+            videos.insert(s.videoFile)
         }
         for p in set.poses { counts[p.label, default: 0] += 1 }
         let classes = set.classes

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Annotations
+@testable import Annotations
 import VideoIO
 
 /// Every rule of the annotation checks, with its message and position.
@@ -237,6 +237,25 @@ final class AnnotationTests: XCTestCase {
         let missing = set.errors.filter { $0.message.contains("does not exist") }
         XCTAssertEqual(missing.map(\.line), [2])
         XCTAssertEqual(missing.first?.message.hasSuffix("10,000 rows name it, this is the first"), true, "\(missing)")
+    }
+
+    func testPathsResolveUnderTheirFolderOnly() {
+        XCTAssertEqual(AnnotationSource.resolve("a/./b/../c.mp4", basePath: "/data/set"), "/data/set/a/c.mp4")
+        XCTAssertEqual(AnnotationSource.resolve("/data/set/x//y.mp4", basePath: "/data/set"), "/data/set/x/y.mp4")
+        XCTAssertNil(AnnotationSource.resolve("../set2/c.mp4", basePath: "/data/set"))
+        XCTAssertNil(AnnotationSource.resolve("/data/setx/c.mp4", basePath: "/data/set"))
+        XCTAssertNil(AnnotationSource.resolve("../../../../etc/passwd", basePath: "/data/set"))
+        XCTAssertEqual(AnnotationSource.resolve("c.mp4", basePath: "/"), "/c.mp4")
+    }
+
+    func testSegmentKeepsItsEncodedForm() throws {
+        let s = Segment(video: URL(fileURLWithPath: "/x/a b.mp4"), videoPath: "a b.mp4", label: "wave", start: nil, end: 2, source: "f.csv", line: 3)
+        XCTAssertEqual(s.videoFile, "/x/a b.mp4")
+        XCTAssertEqual(s.video, URL(fileURLWithPath: "/x/a b.mp4", isDirectory: false))
+        let data = try JSONEncoder().encode(s)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        XCTAssertEqual(Set(object?.keys.map { $0 } ?? []), ["video", "videoPath", "label", "end", "source", "line"])
+        XCTAssertEqual(try JSONDecoder().decode(Segment.self, from: data), s)
     }
 
     func testLargeFile() {

@@ -34,20 +34,7 @@ public struct Validator {
     /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open.
     @discardableResult
     public func check(_ set: inout AnnotationSet) -> [URL: ClipFacts] {
-        var index: [String: Int] = [:]
-        var clips: [Clip] = []
-        var clipOf = [Int32](repeating: 0, count: set.segments.count)
-        for (i, s) in set.segments.enumerated() {
-            if let k = index[s.videoFile] {
-                clips[k].segments += 1
-                clipOf[i] = Int32(k)
-            } else {
-                index[s.videoFile] = clips.count
-                clipOf[i] = Int32(clips.count)
-                clips.append(Clip(file: s.videoFile, firstSegment: i, segments: 1))
-            }
-        }
-        index = [:]
+        var (clips, clipOf) = Self.groupByClip(set.segments)
         var facts = [ClipFacts?](repeating: nil, count: clips.count)
         for (k, clip) in clips.enumerated() {
             facts[k] = open(clip, first: set.segments[clip.firstSegment], log: &set.log)
@@ -57,11 +44,46 @@ public struct Validator {
             segmentChecks(s, f, log: &set.log)
         }
         for p in set.poses { check(p, log: &set.log) }
-        datasetChecks(&set, clipOf: clipOf)
-
         var byURL: [URL: ClipFacts] = [:]
         for (k, clip) in clips.enumerated() { if let f = facts[k] { byURL[clip.url] = f } }
+        // Not needed any more: with a clip per row, they are as large as what the dataset checks need.
+        clips = []
+        facts = []
+        datasetChecks(&set, clipOf: clipOf)
         return byURL
+    }
+
+    /// The clips the segments name, in the order they are first named, and each segment's clip.
+    /// Grouped by sorting indices rather than through a dictionary of paths: with a different clip
+    /// on each of a million rows, the dictionary alone costs 50 to 75 MB, the indices 8.
+    static func groupByClip(_ segments: [Segment]) -> (clips: [Clip], clipOf: [Int32]) {
+        // Sorted by the path's hash first: integers compare faster than paths, and the paths of one
+        // clip, equal, stay side by side in row order.
+        let hashes = segments.map { $0.videoFile.hashValue }
+        var order = Array(segments.indices)
+        order.sort { a, b in
+            if hashes[a] != hashes[b] { return hashes[a] < hashes[b] }
+            let x = segments[a].videoFile, y = segments[b].videoFile
+            return x == y ? a < b : x < y
+        }
+        var clips: [Clip] = []
+        var clipOf = [Int32](repeating: 0, count: segments.count)
+        for (k, i) in order.enumerated() {
+            if k > 0 && segments[order[k - 1]].videoFile == segments[i].videoFile {
+                clips[clips.count - 1].segments += 1
+            } else {
+                clips.append(Clip(file: segments[i].videoFile, firstSegment: i, segments: 1))
+            }
+            clipOf[i] = Int32(clips.count - 1)
+        }
+        order = []
+        // Number the clips in file order, so findings about them come in the order rows name them.
+        var renumber = Array(clips.indices)
+        renumber.sort { clips[$0].firstSegment < clips[$1].firstSegment }
+        var newNumber = [Int32](repeating: 0, count: clips.count)
+        for (new, old) in renumber.enumerated() { newNumber[old] = Int32(new) }
+        for i in clipOf.indices { clipOf[i] = newNumber[Int(clipOf[i])] }
+        return (renumber.map { clips[$0] }, clipOf)
     }
 
     /// Opens a clip (and with `deep`, decodes it all); reports at the first row naming it what stops it.

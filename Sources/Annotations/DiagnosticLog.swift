@@ -39,11 +39,7 @@ public struct DiagnosticLog: Sendable {
         }
     }
 
-    /// True when nothing of this kind would be kept any more: a caller can skip building it.
-    func isFull(_ kind: Diagnostic.Kind, _ severity: Diagnostic.Severity) -> Bool {
-        limit > 0 && (seen[Key(kind: kind, severity: severity)] ?? 0) >= limit
-    }
-
+    /// Counts `d` and keeps it while its kind is under the limit.
     public mutating func append(_ d: Diagnostic) {
         add(d.severity, d.kind, file: d.file, line: d.line, column: d.column, d.message, hint: d.hint)
     }

@@ -28,10 +28,9 @@ protocol AnnotationEntrySink {
     mutating func entry(_ e: RawEntry)
 }
 
-/// Reads Create ML annotation files: CSV (`.csv`, `.txt`) streamed through `CSVRecordReader`, so a
-/// file of millions of rows never sits in memory whole; JSON (a root array of objects) through
-/// JSONSerialization. The byte-order mark and UTF-16 are handled here, and so are JSON line numbers,
-/// which JSONSerialization does not report.
+/// Reads Create ML annotation files, CSV (`.csv`, `.txt`) through `CSVRecordReader` and JSON (a root
+/// array of objects) through `JSONEntryReader`, both streamed, so a file of millions of rows never
+/// sits in memory whole. The byte-order mark and UTF-16 are handled here.
 enum AnnotationFileReader {
     static let chunkSize = 1 << 20
 
@@ -45,14 +44,18 @@ enum AnnotationFileReader {
         }
         defer { try? handle.close() }
         var readError: Error?
-        let nextChunk = { () -> [UInt8]? in
-            guard readError == nil else { return nil }
-            do {
-                guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
-                return [UInt8](data)
-            } catch {
-                readError = error
-                return nil
+        /// The file's chunks from `offset` on (JSON is read twice).
+        func chunks(from offset: Int) -> () -> [UInt8]? {
+            do { try handle.seek(toOffset: UInt64(offset)) } catch { readError = error }
+            return {
+                guard readError == nil else { return nil }
+                do {
+                    guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+                    return [UInt8](data)
+                } catch {
+                    readError = error
+                    return nil
+                }
             }
         }
         defer {
@@ -60,22 +63,15 @@ enum AnnotationFileReader {
                 sink.log.add(.error, .unreadableFile, file: file, "cannot be read (\(readError.localizedDescription))")
             }
         }
-        // The first bytes tell the encoding: read until there are enough of them or the file ends.
+        // The first bytes tell the encoding.
         var head: [UInt8] = []
-        while head.count < 4, let more = nextChunk() { head += more }
-        if readError != nil { return }
+        let start = chunks(from: 0)
+        while head.count < 4, let more = start() { head += more }
+        guard readError == nil, let skip = encodingPrelude(head, file: file, log: &sink.log) else { return }
         if url.pathExtension.lowercased() == "json" {
-            var all = head
-            while let more = nextChunk() { all += more }
-            guard let skip = encodingPrelude(all, file: file, log: &sink.log) else { return }
-            readJSON(Data(all.dropFirst(skip)), file: file, into: &sink)
+            readJSON(chunks: { chunks(from: skip) }, file: file, into: &sink)
         } else {
-            guard let skip = encodingPrelude(head, file: file, log: &sink.log) else { return }
-            var first: [UInt8]? = Array(head.dropFirst(skip))
-            var reader = CSVRecordReader(chunks: {
-                if let f = first { first = nil; return f }
-                return nextChunk()
-            })
+            var reader = CSVRecordReader(chunks: chunks(from: skip))
             readCSV(&reader, file: file, into: &sink)
         }
     }
@@ -84,10 +80,11 @@ enum AnnotationFileReader {
     static func read<S: AnnotationEntrySink>(data: Data, file: String, json: Bool, into sink: inout S) {
         let bytes = [UInt8](data)
         guard let skip = encodingPrelude(bytes, file: file, log: &sink.log) else { return }
+        let text = Array(bytes.dropFirst(skip))
         if json {
-            readJSON(Data(bytes.dropFirst(skip)), file: file, into: &sink)
+            readJSON(chunks: { CSVRecordReader.once(text) }, file: file, into: &sink)
         } else {
-            var reader = CSVRecordReader(bytes: Array(bytes.dropFirst(skip)))
+            var reader = CSVRecordReader(bytes: text)
             readCSV(&reader, file: file, into: &sink)
         }
     }
@@ -167,98 +164,65 @@ enum AnnotationFileReader {
         return s.trimmingCharacters(in: whitespace)
     }
 
-    static func readJSON<S: AnnotationEntrySink>(_ data: Data, file: String, into sink: inout S) {
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            guard let text = String(data: data, encoding: .utf8) else {
-                let bytes = [UInt8](data), offset = CSVRecordReader.firstInvalidUTF8(bytes)
-                sink.log.add(.error, .encoding, file: file, line: bytes.prefix(offset).filter { $0 == 0x0A }.count + 1,
-                             "not valid UTF-8 text (byte \(offset))", hint: "re-save it as UTF-8")
-                return
+    /// Reads a JSON annotation file twice from `chunks()`: first to check it all and collect its keys
+    /// (a file that is not JSON yields one error and no entries, and the header is known before the
+    /// first entry), then to hand its entries over one by one.
+    static func readJSON<S: AnnotationEntrySink>(chunks: () -> (() -> [UInt8]?), file: String, into sink: inout S) {
+        var header: [String] = [], position: [String: Int] = [:], count = 0
+        var first = JSONEntryReader(chunks: chunks())
+        let problem = first.read { element in
+            count += 1
+            for m in element.members ?? [] {
+                let name = trimmed(m.key)
+                if position[name] == nil { position[name] = header.count; header.append(name) }
             }
-            let (line, column) = jsonErrorPosition(error, text: text)
-            sink.log.add(.error, .jsonSyntax, file: file, line: line, column: column, "not valid JSON",
+        }
+        switch problem {
+        case let .syntax(line, column, expected)?:
+            sink.log.add(.error, .jsonSyntax, file: file, line: line, column: column, "not valid JSON: expected \(expected)",
                          hint: "check for a missing comma, bracket or quote near here")
             return
-        }
-        guard let array = root as? [Any] else {
+        case let .notUTF8(line, column)?:
+            sink.log.add(.error, .encoding, file: file, line: line, column: column, "not valid UTF-8 text", hint: "re-save it as UTF-8")
+            return
+        case .rootNotArray?:
             sink.log.add(.error, .jsonShape, file: file, line: 1, "the JSON root must be an array of objects like {\"video\": ..., \"label\": ...}")
             return
+        case nil:
+            break
         }
-        guard !array.isEmpty else {
+        guard count > 0 else {
             sink.log.add(.error, .noRows, file: file, line: 1, "no segments: the JSON array is empty",
                          hint: "add one object per segment, such as {\"video\": \"clip.mp4\", \"label\": \"wave\"}")
             return
         }
-        let lines = jsonElementLines(String(decoding: data, as: UTF8.self))
-        // The header is every key any object uses, in order of first use.
-        var header: [String] = [], position: [String: Int] = [:]
-        for case let object as [String: Any] in array {
-            for key in object.keys.sorted() {
-                let name = trimmed(key)
-                if position[name] == nil { position[name] = header.count; header.append(name) }
-            }
-        }
         sink.header(header)
-        for (i, element) in array.enumerated() {
-            let line = i < lines.count ? lines[i] : 1
-            guard let object = element as? [String: Any] else {
-                sink.log.add(.error, .jsonShape, file: file, line: line, "entry \(i + 1) is not an object")
-                continue
+        var second = JSONEntryReader(chunks: chunks())
+        var index = 0
+        _ = second.read { element in
+            index += 1
+            guard let members = element.members else {
+                sink.log.add(.error, .jsonShape, file: file, line: element.line, "entry \(index) is not an object")
+                return
             }
             var values = [String?](repeating: nil, count: header.count)
-            for (key, value) in object {
-                let name = trimmed(key)
+            for (key, value) in members {
+                let name = trimmed(key), at = position[name]!
                 switch value {
-                case let s as String: values[position[name]!] = trimmed(s)
-                case let n as NSNumber: values[position[name]!] = "\(n.doubleValue)"
-                case is NSNull: values[position[name]!] = ""
-                default:
-                    sink.log.add(.error, .jsonShape, file: file, line: line, "\(Diagnostic.quote(name)) must be a string or a number")
+                case .text(let s): values[at] = trimmed(s)
+                // As JSONSerialization's NSNumber gave them: doubles, booleans as 1.0 and 0.0.
+                case .number(let n): values[at] = "\(n)"
+                case .bool(let b): values[at] = b ? "1.0" : "0.0"
+                case .null: values[at] = ""
+                case .nested:
+                    sink.log.add(.error, .jsonShape, file: file, line: element.line, "\(Diagnostic.quote(name)) must be a string or a number")
+                case let .tooLong(head, characters):
+                    sink.log.add(.error, .valueTooLong, file: file, line: element.line,
+                                 "\(Diagnostic.quote(name)) value \(Diagnostic.quote(head: head, length: characters)) is too long for a path, label or time")
+                    return
                 }
             }
-            sink.entry(RawEntry(line: line, values: values, csv: false))
+            sink.entry(RawEntry(line: element.line, values: values, csv: false))
         }
-    }
-
-    /// Line of the start of each element of the root array.
-    static func jsonElementLines(_ text: String) -> [Int] {
-        var lines: [Int] = []
-        var line = 1, depth = 0, inString = false, escaped = false, expectElement = false
-        for ch in text.unicodeScalars {
-            if ch == "\n" { line += 1 }
-            if inString {
-                if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inString = false }
-                continue
-            }
-            if depth == 1 && expectElement && !ch.properties.isWhitespace && ch != "]" { lines.append(line); expectElement = false }
-            switch ch {
-            case "\"": inString = true
-            case "[", "{":
-                depth += 1
-                if depth == 1 { expectElement = true }
-            case "]", "}": depth -= 1
-            case "," where depth == 1: expectElement = true
-            default: break
-            }
-        }
-        return lines
-    }
-
-    static func jsonErrorPosition(_ error: Error, text: String) -> (Int?, Int?) {
-        let info = (error as NSError).userInfo
-        let description = (info["NSDebugDescription"] as? String) ?? "\(error)"
-        // Foundation reports "around line L, column C" or "... character N".
-        let digits = description.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        if description.contains("line"), digits.count >= 2 { return (digits[0], digits[1]) }
-        if let index = (info["NSJSONSerializationErrorIndex"] as? Int) ?? digits.last {
-            let prefix = text.utf8.prefix(index)
-            let line = prefix.filter { $0 == 0x0A }.count + 1
-            let column = prefix.count - (prefix.lastIndex(of: 0x0A).map { prefix.distance(from: prefix.startIndex, to: $0) + 1 } ?? 0) + 1
-            return (line, column)
-        }
-        return (nil, nil)
     }
 }

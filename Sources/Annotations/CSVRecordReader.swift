@@ -64,9 +64,12 @@ struct CSVRecordReader {
     }
 
     /// Reads `bytes` (already in memory).
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8]) { self.init(chunks: Self.once(bytes)) }
+
+    /// A chunk source that gives `bytes` once.
+    static func once(_ bytes: [UInt8]) -> () -> [UInt8]? {
         var given = false
-        self.init(chunks: { defer { given = true }; return given ? nil : bytes })
+        return { defer { given = true }; return given ? nil : bytes }
     }
 
     /// The next record, or nil after the last.

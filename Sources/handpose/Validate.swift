@@ -8,6 +8,8 @@ struct Validate: ParsableCommand {
         abstract: "Check Create ML annotations (CSV/JSON file, or labelled folders) against the clips and images on disk.",
         discussion: """
         Reports every problem in one run as FILE:LINE[:FIELD]: error|warning: message, with a hint, then a summary. \
+        Every clip named is opened and every image decoded; --deep decodes every frame of every clip. \
+        Past --max-diagnostics of one kind, problems are counted, not printed; the totals count them all. \
         Exit code 0 when clean, 2 with errors, 1 with warnings only when --strict.
         """
     )

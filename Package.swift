@@ -16,7 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
-        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
@@ -29,7 +28,7 @@ let package = Package(
         .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
         .target(name: "Inference"),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"]),
+        .target(name: "Annotations", dependencies: ["VideoIO"]),
         .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"]),
         .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),

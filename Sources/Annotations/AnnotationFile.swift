@@ -1,5 +1,4 @@
 import Foundation
-import SwiftCSV
 
 /// Column names of an annotation file; Create ML lets callers rename them.
 public struct AnnotationColumns: Sendable, Equatable {
@@ -11,213 +10,219 @@ public struct AnnotationColumns: Sendable, Equatable {
     var all: [String] { [video, label, start, end] }
 }
 
-/// One entry of an annotation file before checking: values by column, with where they came from.
+/// One entry of an annotation file before checking: its values in header order, and where it came from.
 struct RawEntry {
     var line: Int
-    /// Column name to (trimmed text, 1-based field number or nil for JSON).
-    var values: [String: (text: String, field: Int?)]
+    /// Trimmed values by header position; nil where the entry has none (a JSON object without that key).
+    var values: [String?]
+    /// CSV entries: the value at header position i is field i + 1. JSON entries have no field numbers.
+    var csv: Bool
+
+    func field(_ index: Int) -> Int? { csv ? index + 1 : nil }
 }
 
-/// Reads Create ML annotation files: CSV (`.csv`, `.txt`) through SwiftCSV, JSON (a root array of
-/// objects) through JSONSerialization. SwiftCSV handles quoting, embedded delimiters and quotes and CRLF;
-/// the byte-order mark and UTF-16 are handled here, and so are line numbers, which neither parser reports.
+/// Receives an annotation file's header, then its entries one by one, as they are read.
+protocol AnnotationEntrySink {
+    var log: DiagnosticLog { get set }
+    mutating func header(_ names: [String])
+    mutating func entry(_ e: RawEntry)
+}
+
+/// Reads Create ML annotation files, CSV (`.csv`, `.txt`) through `CSVRecordReader` and JSON (a root
+/// array of objects) through `JSONEntryReader`, both streamed, so a file of millions of rows never
+/// sits in memory whole. The byte-order mark and UTF-16 are handled here.
 enum AnnotationFileReader {
-    static func read(_ url: URL, columns: AnnotationColumns) -> (entries: [RawEntry], header: [String], diagnostics: [Diagnostic]) {
+    static let chunkSize = 1 << 20
+
+    static func read<S: AnnotationEntrySink>(_ url: URL, into sink: inout S) {
         let file = url.path
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
             let exists = FileManager.default.fileExists(atPath: file)
-            return ([], [], [Diagnostic(.error, file: file, exists ? "cannot be read" : "no such file",
-                                        hint: exists ? "check its permissions" : "check the path")])
+            sink.log.add(.error, .unreadableFile, file: file, exists ? "cannot be read" : "no such file",
+                         hint: exists ? "check its permissions" : "check the path")
+            return
         }
-        return read(data: data, file: file, json: url.pathExtension.lowercased() == "json")
-    }
-
-    /// Parses annotation bytes; `file` names them in diagnostics.
-    static func read(data: Data, file: String, json: Bool) -> (entries: [RawEntry], header: [String], diagnostics: [Diagnostic]) {
-        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the file is UTF-16; annotation files must be UTF-8",
-                                        hint: "re-save it as UTF-8 (in most editors: Save As, encoding UTF-8)")])
-        }
-        var bytes = data
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        guard let text = String(data: bytes, encoding: .utf8) else {
-            let offset = firstInvalidUTF8(bytes)
-            let line = bytes.prefix(offset).filter { $0 == 0x0A }.count + 1
-            return ([], [], [Diagnostic(.error, file: file, line: line, "not valid UTF-8 text (byte \(offset))", hint: "re-save it as UTF-8")])
-        }
-        return json ? readJSON(text, file: file) : readCSV(text, file: file)
-    }
-
-    static func firstInvalidUTF8(_ bytes: Data) -> Int {
-        var lo = 0, hi = bytes.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if String(data: bytes.prefix(mid), encoding: .utf8) == nil { hi = mid } else { lo = mid + 1 }
-        }
-        return max(0, lo - 1)
-    }
-
-    /// The 1-based line on which each CSV record starts, mirroring SwiftCSV's record splitting
-    /// (a record ends at every newline outside quotes).
-    static func recordLines(_ text: String) -> [Int] {
-        var lines = [1]
-        var line = 1, inQuotes = false
-        for ch in text {
-            if ch == "\"" { inQuotes.toggle() }
-            if ch.isNewline {
-                line += 1
-                if !inQuotes { lines.append(line) }
-            }
-        }
-        return lines
-    }
-
-    static func readCSV(_ text: String, file: String) -> ([RawEntry], [String], [Diagnostic]) {
-        let lines = recordLines(text)
-        let fieldCounts = splitRecords(text).map(countFields)
-        var rows: [[String]] = []
-        do {
-            rows = try Parser.rows(text)
-        } catch {
-            // Find the first record SwiftCSV refuses, to name its line.
-            let records = splitRecords(text)
-            for (i, r) in records.enumerated() where (try? Parser.rows(r)) == nil {
-                return ([], [], [Diagnostic(.error, file: file, line: lines[min(i, lines.count - 1)],
-                                            "cannot parse this CSV line (\(error))",
-                                            hint: "a field with a quote, comma or line break must be wrapped in double quotes, and quotes inside it doubled (\"\")")])
-            }
-            return ([], [], [Diagnostic(.error, file: file, "cannot parse the CSV (\(error))")])
-        }
-        guard let headerRow = rows.first, headerRow.contains(where: { !$0.isEmpty }) else {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the file is empty; expected a header line such as 'video,label,start,end'")])
-        }
-        // SwiftCSV pads every row to the longest; keep the fields each record really has.
-        let header = headerRow.prefix(fieldCounts.first ?? headerRow.count).map { $0.trimmingCharacters(in: .whitespaces) }
-        var entries: [RawEntry] = []
-        var diagnostics: [Diagnostic] = []
-        for (i, row) in rows.enumerated().dropFirst() {
-            let line = i < lines.count ? lines[i] : lines.last!
-            if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
-            // SwiftCSV pads short rows, so count the fields of the record as written.
-            let written = i < fieldCounts.count ? fieldCounts[i] : row.count
-            if written != header.count {
-                diagnostics.append(Diagnostic(.error, file: file, line: line, "has \(written) fields; the header has \(header.count)",
-                                              hint: "a value containing a comma must be wrapped in double quotes"))
-                if written < header.count { continue }
-            }
-            var values: [String: (String, Int?)] = [:]
-            for (j, name) in header.enumerated() where j < row.count {
-                values[name] = (row[j].trimmingCharacters(in: .whitespaces), j + 1)
-            }
-            entries.append(RawEntry(line: line, values: values))
-        }
-        return (entries, header, diagnostics)
-    }
-
-    /// Fields in one record: delimiters outside quotes, plus one.
-    static func countFields(_ record: String) -> Int {
-        var n = 1, inQuotes = false
-        for ch in record {
-            if ch == "\"" { inQuotes.toggle() } else if ch == "," && !inQuotes { n += 1 }
-        }
-        return n
-    }
-
-    /// Records as separate strings (for locating a parse error).
-    static func splitRecords(_ text: String) -> [String] {
-        var out: [String] = [], current = "", inQuotes = false
-        for ch in text {
-            if ch == "\"" { inQuotes.toggle() }
-            if ch.isNewline && !inQuotes { out.append(current); current = ""; continue }
-            current.append(ch)
-        }
-        out.append(current)
-        return out
-    }
-
-    static func readJSON(_ text: String, file: String) -> ([RawEntry], [String], [Diagnostic]) {
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
-        } catch {
-            let (line, column) = jsonErrorPosition(error, text: text)
-            return ([], [], [Diagnostic(.error, file: file, line: line, column: column, "not valid JSON",
-                                        hint: "check for a missing comma, bracket or quote near here")])
-        }
-        guard let array = root as? [Any] else {
-            return ([], [], [Diagnostic(.error, file: file, line: 1, "the JSON root must be an array of objects like {\"video\": ..., \"label\": ...}")])
-        }
-        let lines = jsonElementLines(text)
-        var entries: [RawEntry] = []
-        var diagnostics: [Diagnostic] = []
-        var header: [String] = []
-        for (i, element) in array.enumerated() {
-            let line = i < lines.count ? lines[i] : 1
-            guard let object = element as? [String: Any] else {
-                diagnostics.append(Diagnostic(.error, file: file, line: line, "entry \(i + 1) is not an object"))
-                continue
-            }
-            var values: [String: (String, Int?)] = [:]
-            for (key, value) in object {
-                let name = key.trimmingCharacters(in: .whitespaces)
-                if !header.contains(name) { header.append(name) }
-                switch value {
-                case let s as String: values[name] = (s.trimmingCharacters(in: .whitespaces), nil)
-                case let n as NSNumber: values[name] = ("\(n.doubleValue)", nil)
-                case is NSNull: values[name] = ("", nil)
-                default:
-                    diagnostics.append(Diagnostic(.error, file: file, line: line, "'\(name)' must be a string or a number"))
+        defer { try? handle.close() }
+        var readError: Error?
+        /// The file's chunks from `offset` on (JSON is read twice).
+        func chunks(from offset: Int) -> () -> [UInt8]? {
+            do { try handle.seek(toOffset: UInt64(offset)) } catch { readError = error }
+            return {
+                guard readError == nil else { return nil }
+                do {
+                    guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+                    return [UInt8](data)
+                } catch {
+                    readError = error
+                    return nil
                 }
             }
-            entries.append(RawEntry(line: line, values: values))
         }
-        return (entries, header, diagnostics)
+        defer {
+            if let readError {
+                sink.log.add(.error, .unreadableFile, file: file, "cannot be read (\(readError.localizedDescription))")
+            }
+        }
+        // The first bytes tell the encoding.
+        var head: [UInt8] = []
+        let start = chunks(from: 0)
+        while head.count < 4, let more = start() { head += more }
+        guard readError == nil, let skip = encodingPrelude(head, file: file, log: &sink.log) else { return }
+        if url.pathExtension.lowercased() == "json" {
+            readJSON(chunks: { chunks(from: skip) }, file: file, into: &sink)
+        } else {
+            var reader = CSVRecordReader(chunks: chunks(from: skip))
+            readCSV(&reader, file: file, into: &sink)
+        }
     }
 
-    /// Line of the start of each element of the root array.
-    static func jsonElementLines(_ text: String) -> [Int] {
-        var lines: [Int] = []
-        var line = 1, depth = 0, inString = false, escaped = false, expectElement = false
-        for ch in text {
-            if ch.isNewline { line += 1 }
-            if inString {
-                if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inString = false }
+    /// Reads annotation bytes already in memory; `file` names them in diagnostics.
+    static func read<S: AnnotationEntrySink>(data: Data, file: String, json: Bool, into sink: inout S) {
+        let bytes = [UInt8](data)
+        guard let skip = encodingPrelude(bytes, file: file, log: &sink.log) else { return }
+        let text = Array(bytes.dropFirst(skip))
+        if json {
+            readJSON(chunks: { CSVRecordReader.once(text) }, file: file, into: &sink)
+        } else {
+            var reader = CSVRecordReader(bytes: text)
+            readCSV(&reader, file: file, into: &sink)
+        }
+    }
+
+    /// Bytes to skip before the text (a UTF-8 byte-order mark), or nil when the file is UTF-16.
+    static func encodingPrelude(_ head: [UInt8], file: String, log: inout DiagnosticLog) -> Int? {
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) {
+            log.add(.error, .encoding, file: file, line: 1, "the file is UTF-16; annotation files must be UTF-8",
+                    hint: "re-save it as UTF-8 (in most editors: Save As, encoding UTF-8)")
+            return nil
+        }
+        return head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    static func readCSV<S: AnnotationEntrySink>(_ reader: inout CSVRecordReader, file: String, into sink: inout S) {
+        var header: [String]?
+        var rows = 0
+        while let record = reader.next() {
+            if let problem = record.problem {
+                report(problem, file: file, log: &sink.log)
+                if header == nil { return }   // no header: nothing after it can be read by name
+                rows += 1
                 continue
             }
-            if depth == 1 && expectElement && !ch.isWhitespace && ch != "]" { lines.append(line); expectElement = false }
-            switch ch {
-            case "\"": inString = true
-            case "[", "{":
-                depth += 1
-                if depth == 1 { expectElement = true }
-            case "]", "}": depth -= 1
-            case "," where depth == 1: expectElement = true
-            default: break
+            if record.isBlank { continue }
+            guard let names = header else {
+                header = record.fields.map(trimmed)
+                sink.header(header!)
+                continue
+            }
+            rows += 1
+            let written = record.fields.count
+            if written != names.count {
+                sink.log.add(.error, .fieldCount, file: file, line: record.line, "has \(written) fields; the header has \(names.count)",
+                             hint: "a value containing a comma must be wrapped in double quotes")
+                if written < names.count { continue }
+            }
+            sink.entry(RawEntry(line: record.line, values: names.indices.map { trimmed(record.fields[$0]) }, csv: true))
+        }
+        if header == nil {
+            sink.log.add(.error, .emptyFile, file: file, line: 1, "the file is empty; expected a header line such as 'video,label,start,end'")
+        } else if rows == 0 {
+            sink.log.add(.error, .noRows, file: file, line: 1, "no segments: the file has a header but no rows",
+                         hint: "add one line per segment below the header, such as 'clip.mp4,wave,0,1.5'")
+        }
+    }
+
+    static func report(_ problem: CSVProblem, file: String, log: inout DiagnosticLog) {
+        let quoting = "a value holding a quote, comma or line break must be wrapped in double quotes, and quotes inside it doubled (\"\")"
+        switch problem {
+        case let .strayQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: a quote inside a value that does not start with one", hint: quoting)
+        case let .textAfterQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: text after a value's closing quote", hint: quoting)
+        case let .unclosedQuote(line, field):
+            log.add(.error, .csvSyntax, file: file, line: line, column: field,
+                    "cannot parse this CSV line: the quote opened here is never closed", hint: quoting)
+        case let .notUTF8(line, field, byte):
+            log.add(.error, .encoding, file: file, line: line, column: field,
+                    "not valid UTF-8 text (byte \(byte) of the value)", hint: "re-save the file as UTF-8")
+        case let .tooLong(line, field, head, characters):
+            log.add(.error, .valueTooLong, file: file, line: line, column: field,
+                    "value \(Diagnostic.quote(head: head, length: characters)) is too long for a path, label or time",
+                    hint: "a quote left open swallows the lines after it: check the quotes on and before this line")
+        }
+    }
+
+    /// Built once: `CharacterSet.whitespaces` makes a new set at every use.
+    static let whitespace = CharacterSet.whitespaces
+
+    /// `s` without surrounding white space; most values have none, and are returned as they are.
+    static func trimmed(_ s: String) -> String {
+        guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return s }
+        guard whitespace.contains(first) || whitespace.contains(last) else { return s }
+        return s.trimmingCharacters(in: whitespace)
+    }
+
+    /// Reads a JSON annotation file twice from `chunks()`: first to check it all and collect its keys
+    /// (a file that is not JSON yields one error and no entries, and the header is known before the
+    /// first entry), then to hand its entries over one by one.
+    static func readJSON<S: AnnotationEntrySink>(chunks: () -> (() -> [UInt8]?), file: String, into sink: inout S) {
+        var header: [String] = [], position: [String: Int] = [:], count = 0
+        var first = JSONEntryReader(chunks: chunks())
+        let problem = first.read { element in
+            count += 1
+            for m in element.members ?? [] {
+                let name = trimmed(m.key)
+                if position[name] == nil { position[name] = header.count; header.append(name) }
             }
         }
-        return lines
-    }
-
-    static func jsonErrorPosition(_ error: Error, text: String) -> (Int?, Int?) {
-        let info = (error as NSError).userInfo
-        let description = (info["NSDebugDescription"] as? String) ?? "\(error)"
-        // Foundation reports "around line L, column C" or "... character N".
-        let digits = description.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        if description.contains("line"), digits.count >= 2 { return (digits[0], digits[1]) }
-        if let index = (info["NSJSONSerializationErrorIndex"] as? Int) ?? digits.last {
-            let prefix = text.utf8.prefix(index)
-            let line = prefix.filter { $0 == 0x0A }.count + 1
-            let column = prefix.count - (prefix.lastIndex(of: 0x0A).map { prefix.distance(from: prefix.startIndex, to: $0) + 1 } ?? 0) + 1
-            return (line, column)
+        switch problem {
+        case let .syntax(line, column, expected)?:
+            sink.log.add(.error, .jsonSyntax, file: file, line: line, column: column, "not valid JSON: expected \(expected)",
+                         hint: "check for a missing comma, bracket or quote near here")
+            return
+        case let .notUTF8(line, column)?:
+            sink.log.add(.error, .encoding, file: file, line: line, column: column, "not valid UTF-8 text", hint: "re-save it as UTF-8")
+            return
+        case .rootNotArray?:
+            sink.log.add(.error, .jsonShape, file: file, line: 1, "the JSON root must be an array of objects like {\"video\": ..., \"label\": ...}")
+            return
+        case nil:
+            break
         }
-        return (nil, nil)
-    }
-}
-
-/// SwiftCSV's record parser as arrays of fields (no header handling: we read the header ourselves).
-enum Parser {
-    static func rows(_ text: String) throws -> [[String]] {
-        let csv = try EnumeratedCSV(string: "\n" + text, delimiter: .comma, loadColumns: false)
-        return csv.rows
+        guard count > 0 else {
+            sink.log.add(.error, .noRows, file: file, line: 1, "no segments: the JSON array is empty",
+                         hint: "add one object per segment, such as {\"video\": \"clip.mp4\", \"label\": \"wave\"}")
+            return
+        }
+        sink.header(header)
+        var second = JSONEntryReader(chunks: chunks())
+        var index = 0
+        _ = second.read { element in
+            index += 1
+            guard let members = element.members else {
+                sink.log.add(.error, .jsonShape, file: file, line: element.line, "entry \(index) is not an object")
+                return
+            }
+            var values = [String?](repeating: nil, count: header.count)
+            for (key, value) in members {
+                let name = trimmed(key), at = position[name]!
+                switch value {
+                case .text(let s): values[at] = trimmed(s)
+                // As JSONSerialization's NSNumber gave them: doubles, booleans as 1.0 and 0.0.
+                case .number(let n): values[at] = "\(n)"
+                case .bool(let b): values[at] = b ? "1.0" : "0.0"
+                case .null: values[at] = ""
+                case .nested:
+                    sink.log.add(.error, .jsonShape, file: file, line: element.line, "\(Diagnostic.quote(name)) must be a string or a number")
+                case let .tooLong(head, characters):
+                    sink.log.add(.error, .valueTooLong, file: file, line: element.line,
+                                 "\(Diagnostic.quote(name)) value \(Diagnostic.quote(head: head, length: characters)) is too long for a path, label or time")
+                    return
+                }
+            }
+            sink.entry(RawEntry(line: element.line, values: values, csv: false))
+        }
     }
 }

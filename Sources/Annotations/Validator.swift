@@ -8,6 +8,12 @@ public struct Validator {
     public var fps: Double = 30
     /// A class with fewer than this share of the largest class's examples is reported.
     public var imbalanceRatio: Double = 0.25
+    /// Open every image and decode its first frame, so a file that only looks like an image (by its
+    /// name) is found. Off by default: exporting poses reads keypoint files, not the images.
+    public var openImages = false
+    /// Decode every frame of every clip: finds clips cut short or damaged after their first frames,
+    /// which opening alone does not. Costs a full decode of each clip.
+    public var deep = false
 
     public init(window: Int? = nil, fps: Double = 30) {
         self.window = window
@@ -17,53 +23,166 @@ public struct Validator {
     /// Facts about a clip that the checks need.
     public struct ClipFacts: Sendable { public var duration: Double; public var frameRate: Double }
 
-    /// Adds the disk and dataset checks to `set.diagnostics`; returns the clip facts it read.
+    /// A clip and the segments naming it: each clip is opened once, however many rows name it.
+    struct Clip {
+        var file: String
+        var firstSegment: Int
+        var segments: Int
+        var url: URL { URL(fileURLWithPath: file, isDirectory: false) }
+    }
+
+    /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open.
     @discardableResult
     public func check(_ set: inout AnnotationSet) -> [URL: ClipFacts] {
-        var facts: [URL: ClipFacts] = [:]
-        var unreadable = Set<URL>()
-        for s in set.segments {
-            if facts[s.video] == nil && !unreadable.contains(s.video) {
-                do {
-                    let info = try VideoReader(url: s.video).info
-                    facts[s.video] = ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
-                } catch let e as VideoError {
-                    unreadable.insert(s.video)
-                    let missing: Bool = { if case .fileNotFound = e { return true }; return false }()
-                    set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                      missing ? "video '\(s.videoPath)' does not exist (looked for \(s.video.path))"
-                                                              : "video '\(s.videoPath)' cannot be opened: \(e)",
-                                                      hint: missing ? Self.missingFileHint(s.video) : nil))
-                    continue
-                } catch {
-                    unreadable.insert(s.video)
-                    continue
-                }
+        var (clips, clipOf) = Self.groupByClip(set.segments)
+        var facts = [ClipFacts?](repeating: nil, count: clips.count)
+        for (k, clip) in clips.enumerated() {
+            facts[k] = open(clip, first: set.segments[clip.firstSegment], log: &set.log)
+        }
+        for (i, s) in set.segments.enumerated() {
+            guard let f = facts[Int(clipOf[i])] else { continue }
+            segmentChecks(s, f, log: &set.log)
+        }
+        for p in set.poses { check(p, log: &set.log) }
+        var byURL: [URL: ClipFacts] = [:]
+        for (k, clip) in clips.enumerated() { if let f = facts[k] { byURL[clip.url] = f } }
+        // Not needed any more: with a clip per row, they are as large as what the dataset checks need.
+        clips = []
+        facts = []
+        datasetChecks(&set, clipOf: clipOf)
+        return byURL
+    }
+
+    /// The clips the segments name, in the order they are first named, and each segment's clip.
+    /// Grouped by sorting indices rather than through a dictionary of paths: with a different clip
+    /// on each of a million rows, the dictionary alone costs 50 to 75 MB, the indices 8.
+    static func groupByClip(_ segments: [Segment]) -> (clips: [Clip], clipOf: [Int32]) {
+        // Sorted by the path's hash first: integers compare faster than paths, and the paths of one
+        // clip, equal, stay side by side in row order.
+        let hashes = segments.map { $0.videoFile.hashValue }
+        var order = Array(segments.indices)
+        order.sort { a, b in
+            if hashes[a] != hashes[b] { return hashes[a] < hashes[b] }
+            let x = segments[a].videoFile, y = segments[b].videoFile
+            return x == y ? a < b : x < y
+        }
+        var clips: [Clip] = []
+        var clipOf = [Int32](repeating: 0, count: segments.count)
+        for (k, i) in order.enumerated() {
+            if k > 0 && segments[order[k - 1]].videoFile == segments[i].videoFile {
+                clips[clips.count - 1].segments += 1
+            } else {
+                clips.append(Clip(file: segments[i].videoFile, firstSegment: i, segments: 1))
             }
-            guard let f = facts[s.video] else { continue }
-            let oneFrame = f.frameRate > 0 ? 1 / f.frameRate : 0.05
-            if let end = s.end, f.duration > 0, end > f.duration + oneFrame {
-                set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                  "end \(format(end)) is beyond the clip's duration \(format(f.duration)) ('\(s.videoPath)')"))
+            clipOf[i] = Int32(clips.count - 1)
+        }
+        order = []
+        // Number the clips in file order, so findings about them come in the order rows name them.
+        var renumber = Array(clips.indices)
+        renumber.sort { clips[$0].firstSegment < clips[$1].firstSegment }
+        var newNumber = [Int32](repeating: 0, count: clips.count)
+        for (new, old) in renumber.enumerated() { newNumber[old] = Int32(new) }
+        for i in clipOf.indices { clipOf[i] = newNumber[Int(clipOf[i])] }
+        return (renumber.map { clips[$0] }, clipOf)
+    }
+
+    /// Opens a clip (and with `deep`, decodes it all); reports at the first row naming it what stops it.
+    func open(_ clip: Clip, first s: Segment, log: inout DiagnosticLog) -> ClipFacts? {
+        let named = clip.segments > 1 ? "; \(Diagnostic.grouped(clip.segments)) rows name it, this is the first" : ""
+        do {
+            let reader = try VideoReader(url: clip.url)
+            let info = reader.info
+            if deep, let stop = Self.decodeAll(reader) {
+                log.add(.error, .corruptClip, file: s.source, line: s.line,
+                        "video \(Diagnostic.quote(s.videoPath)) is damaged: \(stop)\(named)",
+                        hint: "re-export or re-copy the clip; the frames before this point decode")
             }
-            if let start = s.start, f.duration > 0, start >= f.duration {
-                set.diagnostics.append(Diagnostic(.error, file: s.source, line: s.line,
-                                                  "start \(format(start)) is at or beyond the clip's end \(format(f.duration)) ('\(s.videoPath)')"))
-            }
-            if let window {
-                let length = (s.end ?? f.duration) - (s.start ?? 0)
-                if length * fps < Double(window) {
-                    set.diagnostics.append(Diagnostic(.warning, file: s.source, line: s.line,
-                                                      String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
-                                                      hint: "it will be padded with zeros (or dropped with --short drop)"))
-                }
+            return ClipFacts(duration: info.duration, frameRate: info.averageFrameRate > 0 ? info.averageFrameRate : info.nominalFrameRate)
+        } catch VideoError.fileNotFound {
+            log.add(.error, .noSuchFile, file: s.source, line: s.line,
+                    "video \(Diagnostic.quote(s.videoPath)) does not exist (looked for \(Self.quotePath(clip.file)))\(named)",
+                    hint: Self.missingFileHint(clip.url))
+        } catch {
+            log.add(.error, .unreadableClip, file: s.source, line: s.line,
+                    "video \(Diagnostic.quote(s.videoPath)) cannot be opened: \(Self.reason(error))\(named)")
+        }
+        return nil
+    }
+
+    /// Decodes every frame; nil when all decode, else where and why decoding stopped.
+    static func decodeAll(_ reader: VideoReader) -> String? {
+        var frames = 0
+        var lastTime: Double?
+        func at(_ frame: Int, _ time: Double?) -> String {
+            "decoding stopped at frame \(frame)" + (time.map { String(format: " (t=%.3fs)", $0) } ?? "")
+        }
+        do {
+            while let f = try reader.nextFrame() { frames += 1; lastTime = f.time }
+            return nil
+        } catch let VideoError.corrupt(_, frame, time, ffmpeg) {
+            return at(frame, time) + ": \(ffmpeg)"
+        } catch let VideoError.truncated(_, decoded, expected) {
+            return at(decoded, lastTime) + ": the file ends there, but its container lists \(Diagnostic.grouped(expected)) frames (cut short?)"
+        } catch {
+            return at(frames, lastTime) + ": \(reason(error))"
+        }
+    }
+
+    /// The per-segment checks against its clip's duration and the window.
+    func segmentChecks(_ s: Segment, _ f: ClipFacts, log: inout DiagnosticLog) {
+        let oneFrame = f.frameRate > 0 ? 1 / f.frameRate : 0.05
+        if let end = s.end, f.duration > 0, end > f.duration + oneFrame {
+            log.add(.error, .endBeyondClip, file: s.source, line: s.line,
+                    "end \(format(end)) is beyond the clip's duration \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+        }
+        if let start = s.start, f.duration > 0, start >= f.duration {
+            log.add(.error, .startBeyondClip, file: s.source, line: s.line,
+                    "start \(format(start)) is at or beyond the clip's end \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+        }
+        if let window {
+            let length = (s.end ?? f.duration) - (s.start ?? 0)
+            if length * fps < Double(window) {
+                log.add(.warning, .shortSegment, file: s.source, line: s.line,
+                        String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
+                        hint: "it will be padded with zeros (or dropped with --short drop)")
             }
         }
-        for p in set.poses where !FileManager.default.fileExists(atPath: p.image.path) {
-            set.diagnostics.append(Diagnostic(.error, file: p.image.path, "image does not exist"))
+    }
+
+    /// An image exists and, with `openImages`, decodes.
+    func check(_ p: PoseSample, log: inout DiagnosticLog) {
+        guard FileManager.default.fileExists(atPath: p.image.path) else {
+            log.add(.error, .noSuchFile, file: p.image.path, "image does not exist")
+            return
         }
-        datasetChecks(&set)
-        return facts
+        guard openImages else { return }
+        do {
+            // One thread: a still is one frame, not worth starting a decoder pool for.
+            let reader = try VideoReader(url: p.image, threads: 1)
+            if try reader.nextFrame() == nil {
+                log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: FFmpeg found no picture in it")
+            }
+        } catch let VideoError.corrupt(_, _, _, ffmpeg) {
+            log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: \(ffmpeg)",
+                    hint: "re-save it as JPEG or PNG, or remove it")
+        } catch {
+            log.add(.error, .unreadableImage, file: p.image.path, "image cannot be decoded: \(Self.reason(error))",
+                    hint: "re-save it as JPEG or PNG, or remove it")
+        }
+    }
+
+    /// An error's reason without the file name, which the diagnostic already gives.
+    static func reason(_ error: Error) -> String {
+        guard let e = error as? VideoError else { return "\(error)" }
+        var text = e.description
+        if text.hasPrefix(e.path + ": ") { text.removeFirst(e.path.count + 2) }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// A path built from a value in the file: whole unless it is far longer than any real path.
+    static func quotePath(_ path: String) -> String {
+        path.prefix(161).count > 160 ? Diagnostic.quote(head: path, length: path.count) : path
     }
 
     /// A file that differs only in letter case is what a macOS annotation (case-insensitive disk)
@@ -72,60 +191,8 @@ public struct Validator {
         let folder = url.deletingLastPathComponent(), name = url.lastPathComponent
         if let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path),
            let match = names.first(where: { $0.lowercased() == name.lowercased() }) {
-            return "did you mean '\(match)'? Paths are case-sensitive on Linux"
+            return "did you mean \(Diagnostic.quote(match))? Paths are case-sensitive on Linux"
         }
         return "paths are relative to the annotation file's folder unless --root is given"
-    }
-
-    func datasetChecks(_ set: inout AnnotationSet) {
-        // Duplicate rows.
-        var seen: [String: Segment] = [:]
-        for s in set.segments {
-            let key = "\(s.video.path)|\(s.label)|\(s.start ?? -1)|\(s.end ?? -1)"
-            if let first = seen[key] {
-                set.diagnostics.append(Diagnostic(.warning, file: s.source, line: s.line, "duplicate of line \(first.line ?? 0)",
-                                                  hint: "remove one; duplicates weigh an example twice"))
-            } else { seen[key] = s }
-        }
-        // Overlapping segments of one video with different labels.
-        let byVideo = Dictionary(grouping: set.segments.filter { $0.start != nil && $0.end != nil }, by: \.video)
-        for (_, segments) in byVideo {
-            // Sweep by start time, keeping for each label the segment reaching furthest so far: one
-            // warning per segment and label it overlaps, in O(segments x labels).
-            var reach: [String: Segment] = [:]
-            for b in segments.sorted(by: { ($0.start!, $0.line ?? 0) < ($1.start!, $1.line ?? 0) }) {
-                for (label, a) in reach.sorted(by: { $0.key < $1.key }) where label != b.label && a.end! > b.start! {
-                    set.diagnostics.append(Diagnostic(.warning, file: b.source, line: b.line,
-                                                      "overlaps line \(a.line ?? 0) (\(format(b.start!))-\(format(min(a.end!, b.end!))) of '\(a.videoPath)') with a different label ('\(b.label)' vs '\(a.label)')",
-                                                      hint: "frames in the overlap would train both classes"))
-                }
-                if (reach[b.label]?.end ?? -1) < b.end! { reach[b.label] = b }
-            }
-        }
-        // Labels that differ only by case or spaces.
-        let labels = set.classes
-        var byFolded: [String: [String]] = [:]
-        for l in labels { byFolded[l.lowercased().filter { !$0.isWhitespace }, default: []].append(l) }
-        for (_, variants) in byFolded where variants.count > 1 {
-            set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                              "labels \(variants.map { "'\($0)'" }.joined(separator: ", ")) differ only by case or spaces",
-                                              hint: "they are separate classes; use one spelling"))
-        }
-        // Class balance and the Background class.
-        var counts: [String: Int] = [:]
-        for s in set.segments { counts[s.label, default: 0] += 1 }
-        for p in set.poses { counts[p.label, default: 0] += 1 }
-        if let most = counts.values.max(), counts.count > 1 {
-            for (label, n) in counts.sorted(by: { $0.key < $1.key }) where Double(n) < imbalanceRatio * Double(most) {
-                set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                                  "class '\(label)' has \(n) examples, far fewer than the largest class (\(most))",
-                                                  hint: "add examples or expect it to be under-learned"))
-            }
-        }
-        if !counts.isEmpty && !counts.keys.contains(where: { $0.lowercased() == "background" }) {
-            set.diagnostics.append(Diagnostic(.warning, file: set.segments.first?.source ?? set.poses.first?.image.path ?? "",
-                                              "no 'Background' class",
-                                              hint: "Apple recommends a Background class of hands doing none of the actions"))
-        }
     }
 }

@@ -8,6 +8,8 @@ struct Validate: ParsableCommand {
         abstract: "Check Create ML annotations (CSV/JSON file, or labelled folders) against the clips and images on disk.",
         discussion: """
         Reports every problem in one run as FILE:LINE[:FIELD]: error|warning: message, with a hint, then a summary. \
+        Every clip named is opened and every image decoded; --deep decodes every frame of every clip. \
+        Past --max-diagnostics of one kind, problems are counted, not printed; the totals count them all. \
         Exit code 0 when clean, 2 with errors, 1 with warnings only when --strict.
         """
     )
@@ -35,12 +37,19 @@ struct Validate: ParsableCommand {
     @Flag(help: "Exit 1 when there are warnings.")
     var strict = false
 
+    @Option(help: "Print at most this many diagnostics of each kind, then how many more there are (0: all). Totals count every one.")
+    var maxDiagnostics = 50
+
+    @Flag(help: "Decode every frame of every clip (slow): finds clips cut short or damaged after their first frames.")
+    var deep = false
+
     @Flag(help: "Print JSON: diagnostics and summary.")
     var json = false
 
     func validate() throws {
         if let window, window < 1 { throw ValidationError("--window must be at least 1") }
         guard fps > 0 else { throw ValidationError("--fps must be positive") }
+        guard maxDiagnostics >= 0 else { throw ValidationError("--max-diagnostics must be 0 (all) or more") }
     }
 
     func run() throws {
@@ -51,50 +60,65 @@ struct Validate: ParsableCommand {
         }
         var set: AnnotationSet
         if isDir.boolValue {
-            set = AnnotationSource.load(labelledFolder: url, poses: poses)
+            set = AnnotationSource.load(labelledFolder: url, poses: poses, maxDiagnosticsPerKind: maxDiagnostics)
         } else {
             var columns = AnnotationColumns()
             columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn
-            set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns)
+            set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns,
+                                        maxDiagnosticsPerKind: maxDiagnostics)
         }
-        let facts = Validator(window: window, fps: fps).check(&set)
+        var validator = Validator(window: window, fps: fps)
+        validator.openImages = true
+        validator.deep = deep
+        var facts: [String: Validator.ClipFacts] = [:]
+        for (url, f) in validator.check(&set) { facts[url.path] = f }
         let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
+        let omitted = set.log.omitted
 
         // Per-class counts and seconds.
         var counts: [String: Int] = [:], seconds: [String: Double] = [:]
+        var videos = Set<String>()
         for s in set.segments {
             counts[s.label, default: 0] += 1
-            let duration = facts[s.video]?.duration ?? 0
+            let duration = facts[s.videoFile]?.duration ?? 0
             seconds[s.label, default: 0] += max(0, (s.end ?? duration) - (s.start ?? 0))
+            videos.insert(s.videoFile)
         }
         for p in set.poses { counts[p.label, default: 0] += 1 }
-        let clips = Set(set.segments.map(\.video)).count
+        let classes = set.classes
 
         if json {
             let out: [String: Any] = [
                 "diagnostics": diagnostics.map { d -> [String: Any] in
-                    var o: [String: Any] = ["severity": d.severity.rawValue, "file": d.file, "message": d.message]
+                    var o: [String: Any] = ["severity": d.severity.rawValue, "kind": d.kind.name, "file": d.file, "message": d.message]
                     if let l = d.line { o["line"] = l }
                     if let c = d.column { o["column"] = c }
                     if let h = d.hint { o["hint"] = h }
                     return o
                 },
-                "summary": ["clips": clips, "segments": set.segments.count, "images": set.poses.count,
-                            "classes": set.classes.map { ["label": $0, "count": counts[$0] ?? 0, "seconds": seconds[$0] ?? 0] },
-                            "errors": set.errors.count, "warnings": set.warnings.count],
+                "omitted": omitted.map { ["kind": $0.kind.name, "severity": $0.severity.rawValue, "count": $0.count] as [String: Any] },
+                "summary": ["clips": videos.count, "segments": set.segments.count, "images": set.poses.count,
+                            "classes": classes.map { ["label": $0, "count": counts[$0] ?? 0, "seconds": seconds[$0] ?? 0] },
+                            "errors": set.errorCount, "warnings": set.warningCount],
             ]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
         } else {
             for d in diagnostics { print(d) }
+            for o in omitted { print(o.description) }
             if !diagnostics.isEmpty { print("") }
-            print(set.poses.isEmpty ? "\(clips) clips, \(set.segments.count) segments, \(set.classes.count) classes"
-                                    : "\(set.poses.count) images, \(set.classes.count) classes")
+            print(set.poses.isEmpty ? "\(videos.count) clips, \(set.segments.count) segments, \(classes.count) classes"
+                                    : "\(set.poses.count) images, \(classes.count) classes")
             var table = [["class", "examples", set.poses.isEmpty ? "seconds" : ""]]
-            for c in set.classes { table.append([c, "\(counts[c] ?? 0)", set.poses.isEmpty ? String(format: "%.1f", seconds[c] ?? 0) : ""]) }
+            let shownClasses = maxDiagnostics == 0 ? classes.count : 200
+            for c in classes.prefix(shownClasses) {
+                // A label is a value from the file: shown short, like every value in a message.
+                table.append([Diagnostic.elided(c), "\(counts[c] ?? 0)", set.poses.isEmpty ? String(format: "%.1f", seconds[c] ?? 0) : ""])
+            }
             print(Table.render(table).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-            print("\(set.errors.count) errors, \(set.warnings.count) warnings")
+            if classes.count > shownClasses { print("  ... and \(Diagnostic.grouped(classes.count - shownClasses)) more classes") }
+            print("\(set.errorCount) errors, \(set.warningCount) warnings")
         }
-        if !set.errors.isEmpty { throw ExitCode(2) }
-        if strict && !set.warnings.isEmpty { throw ExitCode(1) }
+        if set.errorCount > 0 { throw ExitCode(2) }
+        if strict && set.warningCount > 0 { throw ExitCode(1) }
     }
 }

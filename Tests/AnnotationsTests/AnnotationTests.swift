@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Annotations
+@testable import Annotations
 import VideoIO
 
 /// Every rule of the annotation checks, with its message and position.
@@ -180,6 +180,82 @@ final class AnnotationTests: XCTestCase {
         let set = AnnotationSource.load(labelledFolder: dir.appendingPathComponent("data"), poses: false)
         XCTAssertEqual(set.classes, ["Background", "Pinch", "wave"])
         XCTAssertEqual(set.segments.count, 3)
+    }
+
+    func testHeaderOnlyCSVAndEmptyJSONAreErrors() {
+        for (name, text) in [("h.csv", "video,label,start,end\n"), ("h2.csv", "\u{FEFF}video,label\r\n\r\n"), ("h.json", "[ ]")] {
+            let set = run(name, text)
+            XCTAssertEqual(set.errorCount, 1, name)
+            XCTAssertEqual(set.errors.first?.message.hasPrefix("no segments: the "), true, "\(name): \(set.diagnostics)")
+        }
+        XCTAssertEqual(run("h.csv", "video,label\n").errors.first?.message, "no segments: the file has a header but no rows")
+        XCTAssertEqual(run("e.csv", "").errors.first?.message, "the file is empty; expected a header line such as 'video,label,start,end'")
+    }
+
+    func testLongValuesAreQuotedShortInEveryMessage() {
+        let long = String(repeating: "x", count: 50_000), x40 = String(repeating: "x", count: 40)
+        let set = run("long.csv", """
+        video,label,start,end,\(long)
+        \(long).mp4,wave,\(long),1,a
+        \(long),\(long),0,1,b
+        clip.mp4,\(String(repeating: "y", count: 70_000)),0,1,c
+        clip.mp4,Background,0,1,d
+        clip.mp4,Background,1,2,e
+        clip.mp4,Background,0.5,1,f
+        clip.mp4,Background,1.5,2,g
+        clip.mp4,Background,2,3,h
+        """)
+        XCTAssertGreaterThanOrEqual(set.diagnostics.count, 5, "\(set.diagnostics.map(\.message))")
+        for d in set.diagnostics {
+            XCTAssertLessThan(d.message.count + (d.hint ?? "").count, 400, d.message.prefix(200) + "...")
+        }
+        XCTAssertNotNil(find(set, "unknown column '\(x40)…' (50,000 characters) is ignored"))
+        XCTAssertNotNil(find(set, "cannot read '\(x40)…' (50,000 characters) as a time"))
+        XCTAssertNotNil(find(set, "video '\(x40)…' (50,000 characters) does not exist"))
+        XCTAssertNotNil(find(set, "class '\(x40)…' (50,000 characters) has 1 examples"))
+        XCTAssertEqual(find(set, "(70,000 characters) is too long for a path, label or time")?.line, 4)
+    }
+
+    func testRepeatedFindingsAreCappedAndCounted() throws {
+        var text = "video,label,start,end\n"
+        for i in 0..<1000 { text += "gone\(i).mp4,wave,\(i % 2 == 0 ? "x" : "1"),2\n" }
+        let url = dir.appendingPathComponent("many.csv")
+        try Data(text.utf8).write(to: url)
+        var set = AnnotationSource.load(annotationFile: url, maxDiagnosticsPerKind: 5)
+        Validator().check(&set)
+        XCTAssertEqual(set.errorCount, 1000)   // 500 unreadable times, 500 missing clips
+        XCTAssertEqual(set.errors.count, 10)
+        XCTAssertEqual(set.errors.filter { $0.message.contains("does not exist") }.map(\.line), [3, 5, 7, 9, 11])
+        XCTAssertEqual(set.log.omitted.map(\.count), [495, 495])
+        XCTAssertEqual(set.log.omitted.map(\.kind.name), ["unreadable time", "no such file"])
+    }
+
+    func testAClipNamedByManyRowsIsOpenedOnceAndReportedOnce() throws {
+        var text = "video,label\n"
+        for _ in 0..<10_000 { text += "gone.mp4,wave\n" }
+        let set = run("same.csv", text)
+        let missing = set.errors.filter { $0.message.contains("does not exist") }
+        XCTAssertEqual(missing.map(\.line), [2])
+        XCTAssertEqual(missing.first?.message.hasSuffix("10,000 rows name it, this is the first"), true, "\(missing)")
+    }
+
+    func testPathsResolveUnderTheirFolderOnly() {
+        XCTAssertEqual(AnnotationSource.resolve("a/./b/../c.mp4", basePath: "/data/set"), "/data/set/a/c.mp4")
+        XCTAssertEqual(AnnotationSource.resolve("/data/set/x//y.mp4", basePath: "/data/set"), "/data/set/x/y.mp4")
+        XCTAssertNil(AnnotationSource.resolve("../set2/c.mp4", basePath: "/data/set"))
+        XCTAssertNil(AnnotationSource.resolve("/data/setx/c.mp4", basePath: "/data/set"))
+        XCTAssertNil(AnnotationSource.resolve("../../../../etc/passwd", basePath: "/data/set"))
+        XCTAssertEqual(AnnotationSource.resolve("c.mp4", basePath: "/"), "/c.mp4")
+    }
+
+    func testSegmentKeepsItsEncodedForm() throws {
+        let s = Segment(video: URL(fileURLWithPath: "/x/a b.mp4"), videoPath: "a b.mp4", label: "wave", start: nil, end: 2, source: "f.csv", line: 3)
+        XCTAssertEqual(s.videoFile, "/x/a b.mp4")
+        XCTAssertEqual(s.video, URL(fileURLWithPath: "/x/a b.mp4", isDirectory: false))
+        let data = try JSONEncoder().encode(s)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        XCTAssertEqual(Set(object?.keys.map { $0 } ?? []), ["video", "videoPath", "label", "end", "source", "line"])
+        XCTAssertEqual(try JSONDecoder().decode(Segment.self, from: data), s)
     }
 
     func testLargeFile() {

@@ -13,7 +13,6 @@ func fuzzer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "HandposeFuzz",
     dependencies: [
-        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
@@ -22,7 +21,7 @@ let package = Package(
         .target(name: "VideoIO", dependencies: ["CFFmpeg"], swiftSettings: fuzz),
         .target(name: "Inference"),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "Annotations", dependencies: ["VideoIO", "SwiftCSV"], swiftSettings: fuzz),
+        .target(name: "Annotations", dependencies: ["VideoIO"], swiftSettings: fuzz),
         .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"], swiftSettings: fuzz),
         fuzzer("AnnotationsFuzz", ["Annotations"]),
         fuzzer("KeypointsFuzz", ["Datasets"]),

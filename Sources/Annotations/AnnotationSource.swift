@@ -64,9 +64,14 @@ public enum AnnotationSource {
             set.log.add(.error, .unlistableFolder, file: root.path, "cannot list this folder")
             return set
         }
+        // A clip is named by its path under ROOT (`wave/clip1.mp4`), never its bare name: `wave/clip1.mp4`
+        // and `Background/clip1.mp4` are two clips, with two keypoint files.
+        let base = root.standardizedFileURL.path + "/"
         func add(_ url: URL, label: String) {
+            let full = url.standardizedFileURL.path
+            let relative = full.hasPrefix(base) ? String(full.dropFirst(base.count)) : url.lastPathComponent
             if poses { set.poses.append(PoseSample(image: url, label: label)) }
-            else { set.segments.append(Segment(video: url, videoPath: url.lastPathComponent, label: label, start: nil, end: nil, source: root.path, line: nil)) }
+            else { set.segments.append(Segment(video: url, videoPath: relative, label: label, start: nil, end: nil, source: root.path, line: nil)) }
         }
         for name in names.sorted() where !name.hasPrefix(".") {
             let url = root.appendingPathComponent(name)

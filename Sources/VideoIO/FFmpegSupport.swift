@@ -6,9 +6,10 @@ func cffmpegMessage(_ code: Int32, _ buffer: inout [CChar]) {
 }
 
 /// FFmpeg logs to stderr by default; handpose reports errors itself, so only fatal messages pass.
-let quietFFmpegLogs: Void = {
+/// Called by every reader and writer (it sets one integer).
+func quietFFmpegLogs() {
     av_log_set_level(AV_LOG_FATAL)
-}()
+}
 
 /// A rational number as FFmpeg keeps frame rates and time bases.
 public struct Rational: Equatable, Sendable, CustomStringConvertible {

@@ -28,7 +28,7 @@ public enum ImageWriter {
     }
 
     private static func encode(_ frame: VideoFrame, codec id: AVCodecID, pixelFormat: AVPixelFormat, name: String, to url: URL) throws {
-        _ = quietFFmpegLogs
+        quietFFmpegLogs()
         let path = url.path
         guard let encoder = avcodec_find_encoder(id) else { throw VideoError.encoderUnavailable(path: path, codec: name) }
         var cc = avcodec_alloc_context3(encoder)

@@ -36,7 +36,7 @@ public final class VideoReader {
 
     /// Opens `url`. `threads` 0 lets FFmpeg choose (frame and slice threads over all cores).
     public init(url: URL, threads: Int = 0) throws {
-        _ = quietFFmpegLogs
+        quietFFmpegLogs()
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw VideoError.fileNotFound(path: path) }
         guard FileManager.default.isReadableFile(atPath: path) else {

@@ -51,7 +51,7 @@ public final class VideoWriter {
         guard let timing = containers[ext] else {
             throw VideoError.writeFailed(path: url.path, ffmpeg: "cannot write .\(ext) video; use one of \(supportedExtensions.map { "." + $0 }.joined(separator: ", "))")
         }
-        _ = quietFFmpegLogs
+        quietFFmpegLogs()
         if timing == .gif, avcodec_find_encoder(AV_CODEC_ID_GIF) == nil {
             throw VideoError.encoderUnavailable(path: url.path, codec: "GIF")
         }
@@ -62,7 +62,7 @@ public final class VideoWriter {
     /// `VideoReader` turn frames by it). `quality`: x264 CRF (lower is better).
     public init(url: URL, width: Int, height: Int, frameRate: Rational,
                 rotation: Int = 0, quality: Int = 18) throws {
-        _ = quietFFmpegLogs
+        quietFFmpegLogs()
         path = url.path
         self.width = width
         self.height = height

@@ -20,7 +20,12 @@ struct Probe: ParsableCommand {
         var failures: [(String, String)] = []
         for file in files {
             do {
-                infos.append(try VideoReader(url: URL(fileURLWithPath: file)).info)
+                let reader = try VideoReader(url: URL(fileURLWithPath: file))
+                // A still's header says little: decode it (cheap) so random bytes named .jpg are caught here.
+                if reader.info.isStillImage, try reader.nextFrame() == nil {
+                    throw VideoError.corrupt(path: file, frame: 0, time: nil, ffmpeg: "no image in the file")
+                }
+                infos.append(reader.info)
             } catch let error as VideoError {
                 failures.append((file, error.description))
             }

@@ -92,7 +92,13 @@ public struct Validator {
         do {
             let reader = try VideoReader(url: clip.url)
             let info = reader.info
-            if deep, let stop = Self.decodeAll(reader) {
+            if !deep && info.framesPastEndOfFile > 0 {
+                // The container's index points past the file's end: a cut copy, found without decoding
+                // (--deep decodes and says at which frame it stops).
+                log.add(.error, .corruptClip, file: s.source, line: s.line,
+                        "video \(Diagnostic.quote(s.videoPath)) is truncated: the file ends before the frame data its container indexes\(named)",
+                        hint: "copy or download it again; --deep tells where decoding stops")
+            } else if deep, let stop = Self.decodeAll(reader) {
                 log.add(.error, .corruptClip, file: s.source, line: s.line,
                         "video \(Diagnostic.quote(s.videoPath)) is damaged: \(stop)\(named)",
                         hint: "re-export or re-copy the clip; the frames before this point decode")

@@ -53,7 +53,7 @@ struct Probe: ParsableCommand {
             print(Table.render(rows))
             for (_, message) in failures { print("error: \(message)") }
             for i in infos where i.framesPastEndOfFile > 0 {
-                print("error: \(i.path): truncated: the container indexes \(i.framesPastEndOfFile) of its \(i.frameCount) frames past the end of the file")
+                print("error: \(i.path): truncated: the file ends before the frame data its container indexes")
             }
         }
         if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(1) }

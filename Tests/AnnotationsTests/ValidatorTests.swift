@@ -65,16 +65,18 @@ final class ValidatorTests: XCTestCase {
         XCTAssertEqual(unopened.errors, [], "without openImages only existence is checked")
     }
 
-    func testTruncatedClipIsAnErrorOnlyWhenDecodedFully() throws {
-        let whole = dir.appendingPathComponent("whole.mp4"), cut = dir.appendingPathComponent("cut.mp4")
+    func testTruncatedClipIsFoundByItsIndexAndDecodingSaysWhere() throws {
+        let whole = dir.appendingPathComponent("whole.avi"), cut = dir.appendingPathComponent("cut.avi")
         try Self.writeNoisyClip(whole)
         try Self.truncatedCopy(of: whole, to: cut, share: 0.3)
         let csv = dir.appendingPathComponent("a.csv")
-        try Data("video,label\nwhole.mp4,wave\ncut.mp4,Background\n".utf8).write(to: csv)
+        try Data("video,label\nwhole.avi,wave\ncut.avi,Background\n".utf8).write(to: csv)
 
         var shallow = AnnotationSource.load(annotationFile: csv)
         Validator().check(&shallow)
-        XCTAssertFalse(shallow.diagnostics.contains { $0.kind.name == "corrupt clip" }, "\(shallow.diagnostics)")
+        // Without decoding: the index the cut copy keeps points past its end.
+        XCTAssertEqual(shallow.errors.filter { $0.kind.name == "corrupt clip" }.map(\.line), [3], "\(shallow.diagnostics)")
+        XCTAssertEqual(shallow.errors.first { $0.kind.name == "corrupt clip" }?.message.hasPrefix("video 'cut.avi' is truncated"), true)
 
         var deep = AnnotationSource.load(annotationFile: csv)
         var validator = Validator()
@@ -82,7 +84,7 @@ final class ValidatorTests: XCTestCase {
         validator.check(&deep)
         let damaged = deep.errors.filter { $0.kind.name == "corrupt clip" }
         XCTAssertEqual(damaged.map(\.line), [3], "only the cut clip: \(deep.diagnostics)")
-        XCTAssertEqual(damaged.first?.message.hasPrefix("video 'cut.mp4' is damaged: decoding stopped at frame "), true, "\(damaged)")
+        XCTAssertEqual(damaged.first?.message.hasPrefix("video 'cut.avi' is damaged: decoding stopped at frame "), true, "\(damaged)")
         let frame = damaged.first.flatMap { Int($0.message.split(separator: " ")[8].prefix { $0.isNumber }) }
         XCTAssertNotNil(frame)
         XCTAssertLessThan(frame ?? 40, 40, "decoding must stop before the clip's 40 frames")

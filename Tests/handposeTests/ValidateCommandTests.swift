@@ -111,8 +111,8 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(text.contains("\(noise.path): error: image cannot be decoded: "), text)
     }
 
-    func testTruncatedClipFailsOnlyWithDeep() throws {
-        let whole = dir.appendingPathComponent("whole.mp4")
+    func testTruncatedClipIsFoundAndDeepSaysWhere() throws {
+        let whole = dir.appendingPathComponent("whole.avi")
         let writer = try VideoWriter(url: whole, width: 64, height: 64, frameRate: Rational(20, 1))
         var state: UInt32 = 7
         for _ in 0..<40 {
@@ -122,15 +122,31 @@ final class ValidateCommandTests: XCTestCase {
         }
         try writer.finish()
         let bytes = try Data(contentsOf: whole)
-        // `head -c` at 30%: the index at the front survives, most frames do not.
-        try bytes.prefix(bytes.count * 3 / 10).write(to: dir.appendingPathComponent("cut.mp4"))
-        let csv = try write("a.csv", "video,label\nwhole.mp4,wave\ncut.mp4,Background\n")
+        // `head -c` at 30%: the header's frame count survives, most frames do not.
+        try bytes.prefix(bytes.count * 3 / 10).write(to: dir.appendingPathComponent("cut.avi"))
+        let csv = try write("a.csv", "video,label\nwhole.avi,wave\ncut.avi,Background\n")
 
-        let (_, shallow) = try validate([csv])
-        XCTAssertFalse(shallow.contains("decoding stopped"), shallow)
+        let (shallowCode, shallow) = try validate([csv])
+        XCTAssertEqual(shallowCode, 2, shallow)
+        XCTAssertTrue(shallow.contains("a.csv:3: error: video 'cut.avi' is truncated"), shallow)
         let (code, deep) = try validate([csv, "--deep"])
         XCTAssertEqual(code, 2, deep)
-        XCTAssertTrue(deep.contains("a.csv:3: error: video 'cut.mp4' is damaged: decoding stopped at frame "), deep)
+        XCTAssertTrue(deep.contains("a.csv:3: error: video 'cut.avi' is damaged: "), deep)
         XCTAssertFalse(deep.contains("a.csv:2:"), "the whole clip decodes: \(deep)")
+    }
+
+    func testTruncatedMP4IsFoundWithoutDecoding() throws {
+        let whole = dir.appendingPathComponent("whole.mp4")
+        let writer = try VideoWriter(url: whole, width: 64, height: 64, frameRate: Rational(20, 1))
+        for i in 0..<40 { try writer.append(VideoFrame(index: i, time: 0, width: 64, height: 64, pixels: (0..<(64 * 64 * 3)).map { UInt8(truncatingIfNeeded: $0 &* (i + 7)) })) }
+        try writer.finish()
+        let bytes = try Data(contentsOf: whole)
+        // mp4 keeps its index at the front (faststart): a cut copy's index points past its end.
+        try bytes.prefix(bytes.count * 3 / 10).write(to: dir.appendingPathComponent("cut.mp4"))
+        let csv = try write("a.csv", "video,label\nwhole.mp4,wave\ncut.mp4,Background\n")
+        let (code, text) = try validate([csv])
+        XCTAssertEqual(code, 2, text)
+        XCTAssertTrue(text.contains("a.csv:3: error: video 'cut.mp4' is truncated: "), text)
+        XCTAssertFalse(text.contains("a.csv:2:"), text)
     }
 }

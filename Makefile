@@ -17,7 +17,7 @@ endif
 RELEASE := -c release $(CPU_FLAGS)
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-setup fuzz clean
+.PHONY: setup packages models venv build test run bench bench-setup fuzz clean install
 
 setup: packages models venv
 
@@ -76,5 +76,22 @@ fuzz:
 	  test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+# An installed handpose runs from any folder and on machines without the Swift toolchain: the Swift
+# runtime is linked in (--static-swift-stdlib); FFmpeg's libraries come from the system (libavformat59,
+# libavcodec59, libswscale6, libavutil57 on Debian 12). Models go to PREFIX/share/handpose/models, where
+# the binary looks for them; shell completions where bash, zsh and fish look.
+PREFIX ?= /usr/local
+STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose
+install: models
+	$(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/handpose/models" "$(PREFIX)/share/bash-completion/completions" \
+	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(STATIC_BIN)" "$(PREFIX)/bin/handpose"
+	install -m 644 Models/*.tflite "$(PREFIX)/share/handpose/models/"
+	"$(PREFIX)/bin/handpose" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/handpose"
+	"$(PREFIX)/bin/handpose" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_handpose"
+	"$(PREFIX)/bin/handpose" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/handpose.fish"
+	@echo "installed $(PREFIX)/bin/handpose (models in $(PREFIX)/share/handpose/models)"
+
 clean:
-	rm -rf .build out Fuzz/.build Fuzz/.work
+	rm -rf .build .build-static out Fuzz/.build Fuzz/.work

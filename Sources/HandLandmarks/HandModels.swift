@@ -10,10 +10,14 @@ public final class HandModels {
     public let hashes: [String: String]
     public let complexity: HandTrackerOptions.Complexity
 
+    /// The palm and landmark model files of `complexity`.
+    public static func fileNames(_ complexity: HandTrackerOptions.Complexity) -> [String] {
+        ["palm_detection_\(complexity.rawValue).tflite", "hand_landmark_\(complexity.rawValue).tflite"]
+    }
+
     public init(directory: URL, complexity: HandTrackerOptions.Complexity) throws {
         self.complexity = complexity
-        let palmName = "palm_detection_\(complexity.rawValue).tflite"
-        let landmarkName = "hand_landmark_\(complexity.rawValue).tflite"
+        let (palmName, landmarkName) = (Self.fileNames(complexity)[0], Self.fileNames(complexity)[1])
         let palmURL = directory.appendingPathComponent(palmName), landmarkURL = directory.appendingPathComponent(landmarkName)
         for url in [palmURL, landmarkURL] where !FileManager.default.fileExists(atPath: url.path) {
             throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Extraction
+import HandLandmarks
 import Foundation
 import Inference
 import VideoIO
@@ -28,8 +29,8 @@ struct BenchModels: ParsableCommand {
     @Option(help: "Rounds per model and thread count, ours and the reference alternating; the best round's median counts, so a burst of load on a shared machine does not fall on one side only.")
     var rounds = 3
 
-    @Option(help: "Folder with the .tflite files.")
-    var models = "Models"
+    @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
+    var models: String?
 
     @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
     var reference: String?
@@ -47,10 +48,14 @@ struct BenchModels: ParsableCommand {
         let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
         var rows: [[String: Any]] = []
         for name in ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite"] {
-            let path = "\(models)/\(name).tflite"
             let model: TFLiteModel
-            do { model = try TFLiteModel(path: path) } catch {
-                throw ValidationError("\(error) Run `make setup` to place the models.")
+            let path: String
+            do {
+                let folder = try ModelLocator(explicit: models).folder(for: name.hasSuffix("lite") ? .lite : .full)
+                path = folder.appendingPathComponent("\(name).tflite").path
+                model = try TFLiteModel(path: path)
+            } catch {
+                throw ValidationError("\(error)")
             }
             for t in threadCounts {
                 let plan = try ExecutionPlan(model: model, threads: t)

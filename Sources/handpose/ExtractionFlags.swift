@@ -34,8 +34,9 @@ struct ExtractionFlags: ParsableArguments {
     @Option(help: "Files processed at once, each in a worker process (default: the number of cores).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Folder with the .tflite models.")
-    var models: String = "Models"
+    @Option(help: ArgumentHelp("Folder with the .tflite models.",
+                               discussion: "Default: $HANDPOSE_MODELS, then <binary>/../share/handpose/models, then $XDG_DATA_HOME/handpose/models, then ./Models."))
+    var models: String?
 
     func validate() throws {
         guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
@@ -63,7 +64,8 @@ struct ExtractionFlags: ParsableArguments {
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
-            return try ExtractionPipeline(modelsDirectory: URL(fileURLWithPath: models), complexity: model, jobs: jobs,
+            let folder = try ModelLocator(explicit: models).folder(for: model)
+            return try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
                                           overwrite: overwrite) { flags.options(forStill: $0) }
         } catch {
             throw ValidationError("\(error)")

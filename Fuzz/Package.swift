@@ -23,9 +23,10 @@ let package = Package(
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"], swiftSettings: fuzz),
         .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"], swiftSettings: fuzz),
-        fuzzer("AnnotationsFuzz", ["Annotations"]),
-        fuzzer("KeypointsFuzz", ["Datasets"]),
-        fuzzer("VideoReaderFuzz", ["VideoIO"]),
+        .target(name: "FuzzDriver"),
+        fuzzer("AnnotationsFuzz", ["Annotations", "FuzzDriver"]),
+        fuzzer("KeypointsFuzz", ["Datasets", "FuzzDriver"]),
+        fuzzer("VideoReaderFuzz", ["VideoIO", "FuzzDriver"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -33,3 +33,26 @@ public struct Rational: Equatable, Sendable, CustomStringConvertible {
     var av: AVRational { AVRational(num: Int32(numerator), den: Int32(denominator)) }
     init(_ r: AVRational) { self.init(Int(r.num), Int(r.den)) }
 }
+
+/// `sws_scale` of a whole frame from `source` to `target`, both frames FFmpeg allocated (so with the
+/// alignment and padding its SIMD code needs). Returns the rows written (the frame's height on success).
+func scaleFrame(_ scaler: OpaquePointer?, from source: UnsafeMutablePointer<AVFrame>, to target: UnsafeMutablePointer<AVFrame>,
+                height: Int32) -> Int32 {
+    withUnsafePointer(to: &source.pointee.data) { s in
+        s.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+            withUnsafePointer(to: &source.pointee.linesize) { sl in
+                sl.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                    withUnsafeMutablePointer(to: &target.pointee.data) { d in
+                        d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+                            withUnsafeMutablePointer(to: &target.pointee.linesize) { l in
+                                l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
+                                    sws_scale(scaler, src, srcStride, 0, height, dst, dstStride)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -69,23 +69,7 @@ public enum ImageWriter {
                                         pixelFormat, Int32(SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND), nil, nil, nil)
             defer { sws_freeContext(scaler) }
             guard scaler != nil else { throw VideoError.writeFailed(path: path, ffmpeg: "no colour converter to \(name)") }
-            let rows = withUnsafePointer(to: &rgb.pointee.data) { s in
-                s.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                    withUnsafePointer(to: &rgb.pointee.linesize) { sl in
-                        sl.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                            withUnsafeMutablePointer(to: &target.pointee.data) { d in
-                                d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                                    withUnsafeMutablePointer(to: &target.pointee.linesize) { l in
-                                        l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
-                                            sws_scale(scaler, src, srcStride, 0, Int32(frame.height), dst, dstStride)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            let rows = scaleFrame(scaler, from: rgb, to: target, height: Int32(frame.height))
             guard rows == Int32(frame.height) else { throw VideoError.writeFailed(path: path, ffmpeg: "colour conversion failed") }
             target.pointee.quality = context.pointee.global_quality
             input = target

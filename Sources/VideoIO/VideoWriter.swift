@@ -184,23 +184,7 @@ public final class VideoWriter {
                 (source.pointee.data.0! + y * sourceStride).update(from: buf.baseAddress! + y * width * 3, count: width * 3)
             }
         }
-        let converted = withUnsafePointer(to: &source.pointee.data) { s in
-            s.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                withUnsafePointer(to: &source.pointee.linesize) { sl in
-                    sl.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                        withUnsafeMutablePointer(to: &frame.pointee.data) { d in
-                            d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                                withUnsafeMutablePointer(to: &frame.pointee.linesize) { l in
-                                    l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
-                                        sws_scale(scaler, src, srcStride, 0, Int32(height), dst, dstStride)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let converted = scaleFrame(scaler, from: source, to: frame, height: Int32(height))
         guard converted == Int32(height) else {
             throw VideoError.writeFailed(path: path, ffmpeg: "colour conversion of frame \(written) failed")
         }

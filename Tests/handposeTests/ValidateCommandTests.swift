@@ -16,21 +16,7 @@ final class ValidateCommandTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     /// Runs the built `handpose validate` with `arguments`; returns exit code and standard output + error.
-    func validate(_ arguments: [String]) throws -> (Int32, String) {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = ["validate"] + arguments
-        p.currentDirectoryURL = Self.root
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
-    }
+    func validate(_ arguments: [String]) throws -> (Int32, String) { try ToolRunner.run(["validate"] + arguments) }
 
     func write(_ name: String, _ text: String) throws -> String {
         let url = dir.appendingPathComponent(name)

@@ -1,5 +1,6 @@
 import Annotations
 import Foundation
+import FuzzDriver
 
 /// One fuzz input: the first byte picks CSV or JSON, the rest is the file's bytes.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -11,17 +12,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-
-/// libFuzzer's driver entry (LLVM 11+); SwiftPM links executables through `<target>_main`, so that
-/// symbol hands control to the driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: FuzzCallback) -> CInt
-
 @_cdecl("AnnotationsFuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var c = argc
-    var v = argv
-    return LLVMFuzzerRunDriver(&c, &v) { fuzzOneInput($0, $1) }
+    runFuzzer(argc, argv) { fuzzOneInput($0, $1) }
 }

@@ -1,5 +1,6 @@
 import Datasets
 import Foundation
+import FuzzDriver
 
 /// One fuzz input: the bytes of a keypoint file, read as `export`, `compare` and `render` read one.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -13,15 +14,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: FuzzCallback) -> CInt
-
 @_cdecl("KeypointsFuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var c = argc
-    var v = argv
-    return LLVMFuzzerRunDriver(&c, &v) { fuzzOneInput($0, $1) }
+    runFuzzer(argc, argv) { fuzzOneInput($0, $1) }
 }

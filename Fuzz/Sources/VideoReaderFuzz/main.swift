@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 import VideoIO
 
 /// One fuzz input: the first byte picks the file name's extension (mp4, gif, jpg, png), the rest is the
@@ -30,15 +31,7 @@ let scratch: String = {
     return path
 }()
 
-typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: FuzzCallback) -> CInt
-
 @_cdecl("VideoReaderFuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var c = argc
-    var v = argv
-    return LLVMFuzzerRunDriver(&c, &v) { fuzzOneInput($0, $1) }
+    runFuzzer(argc, argv) { fuzzOneInput($0, $1) }
 }

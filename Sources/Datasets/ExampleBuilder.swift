@@ -29,14 +29,18 @@ public enum ExampleBuilder {
                     "source_frame_times": Array(Set(track.sourceTimes[range].flatMap { $0 })).sorted(),
                     "hand": settings.hand.rawValue, "augmentation": [String: Double](),
                 ]
-                out.append(Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.video.path))
+                // The clip's path as the annotation names it, not where the checkout happens to be: splits and
+                // augmentation seeds hash it, and must give the same dataset in any folder, on any machine.
+                out.append(Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.videoPath))
             }
         }
         return out
     }
 
     /// Pose examples: each image's chosen hand. Images without one are returned apart.
+    /// `name` gives an image's path relative to the dataset's root, its identity for splits and seeds.
     public static func poses(_ samples: [PoseSample], classes: [String], settings: ExportSettings,
+                             name: (PoseSample) -> String = { $0.image.path },
                              keypoints: (PoseSample) throws -> KeypointFile) throws -> (examples: [Example], noHand: [String]) {
         var out: [Example] = [], missing: [String] = []
         for p in samples {
@@ -45,8 +49,8 @@ public enum ExampleBuilder {
             guard picked.contains(where: { $0 != nil }) else { missing.append(p.image.path); continue }
             let slots = picked.map { $0.map(Windowing.sample) }
             out.append(Example(label: classes.firstIndex(of: p.label) ?? -1, frames: [slots],
-                               manifest: ["source": p.image.path, "label": p.label, "hand": settings.hand.rawValue, "augmentation": [String: Double]()],
-                               clip: p.image.path))
+                               manifest: ["source": name(p), "label": p.label, "hand": settings.hand.rawValue, "augmentation": [String: Double]()],
+                               clip: name(p)))
         }
         return (out, missing)
     }

@@ -387,7 +387,7 @@ struct ExportPoses: ParsableCommand {
         func relative(_ p: PoseSample) -> String { String(p.image.standardizedFileURL.path.dropFirst(base.count)) }
         let files = try run.keypoints(for: set.poses.map { ExportInput(url: $0.image, relative: relative($0), still: true) })
         let kept = set.poses.filter { files[relative($0)] != nil }
-        let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings) { files[relative($0)]! }
+        let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings, name: relative) { files[relative($0)]! }
         try run.write(examples, classes: set.classes, frames: nil, kind: "poses",
                       emptyHint: "none of the \(kept.count) images has a hand the --hand choice accepts")
         if !missing.isEmpty {

@@ -73,6 +73,23 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(Windowing.windowStarts(count: 0, window: 60, stride: 60, dropShort: false, padTail: false), [])
     }
 
+    /// The same annotation and seed give the same augmented copies wherever the dataset's folder is.
+    func testAugmentationDoesNotDependOnWhereTheClipsAre() throws {
+        let f = file(times: (0..<30).map { Double($0) / 30 }, x: { _ in 0.2 })
+        var settings = ExportSettings()
+        settings.window = 30
+        func copies(root: String) throws -> [[[HandSample?]]] {
+            let segment = Segment(video: URL(fileURLWithPath: root + "/clips/fixture.mp4"), videoPath: "clips/fixture.mp4", label: "a",
+                                  start: 0, end: 1, source: root + "/a.csv", line: 2)
+            let base = try ExampleBuilder.actions([segment], classes: ["a"], settings: settings) { _ in f }
+            return ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .scale(fraction: 0.1)], copies: 2, seed: 7).map(\.frames)
+        }
+        let here = try copies(root: "/home/a/dataset"), there = try copies(root: "/scratch/job17/dataset")
+        XCTAssertEqual(here.count, 3)
+        XCTAssertEqual(here, there)
+        XCTAssertNotEqual(here[1], here[0], "a copy must differ from its original")
+    }
+
     func testAugmentationsAreSeededAndFlipSwapsHands() throws {
         let f = file(times: (0..<30).map { Double($0) / 30 }, x: { _ in 0.2 }, second: true)
         let segment = Segment(video: URL(fileURLWithPath: "/x/fixture.mp4"), videoPath: "fixture.mp4", label: "a", start: 0, end: 1, source: "a.csv", line: 2)

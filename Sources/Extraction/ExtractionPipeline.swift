@@ -70,6 +70,9 @@ public struct ExtractionPipeline {
                     continue
                 }
                 do {
+                    // A worker that died between jobs is replaced before it is given the next file, so the
+                    // file is not blamed for it.
+                    if let w = worker, !w.isRunning { stop.untrack(w); w.finish(); worker = nil }
                     if worker == nil {
                         worker = try WorkerProcess(arguments: workerArguments)
                         stop.track(worker!)

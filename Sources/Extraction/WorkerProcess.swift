@@ -37,11 +37,16 @@ final class WorkerProcess {
         process.environment = environment
         errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-worker-\(getpid())-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        let log = try FileHandle(forWritingTo: errorLog)
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
+        process.standardError = log
         try process.run()
+        try? log.close()   // the child has its own copy; a run with many crashes must not run out of descriptors
     }
+
+    /// False once the worker has exited (it may die between jobs, e.g. killed for memory).
+    var isRunning: Bool { process.isRunning }
 
     deinit { try? FileManager.default.removeItem(at: errorLog) }
 

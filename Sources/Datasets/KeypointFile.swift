@@ -96,6 +96,8 @@ public struct KeypointFile: Codable, Sendable {
             throw DatasetError.invalid(path: url.path, reason: "not valid JSON: \(ctx.debugDescription)")
         } catch let DecodingError.keyNotFound(key, ctx) {
             throw DatasetError.invalid(path: url.path, reason: "missing '\(key.stringValue)' at \(Self.path(ctx.codingPath))")
+        } catch let DecodingError.valueNotFound(_, ctx) {
+            throw DatasetError.invalid(path: url.path, reason: "missing value at \(Self.path(ctx.codingPath))")
         } catch let DecodingError.typeMismatch(_, ctx) {
             throw DatasetError.invalid(path: url.path, reason: "wrong type at \(Self.path(ctx.codingPath)): \(ctx.debugDescription)")
         } catch {

@@ -23,8 +23,10 @@ public struct StagedFolder {
                 guard replace else {
                     throw DatasetError.unwritable(path: path, reason: "the folder is not empty; choose a new folder, or add --overwrite to replace an earlier export")
                 }
-                guard contents.contains(marker) else {
-                    throw DatasetError.unwritable(path: path, reason: "the folder is not empty and holds no \(marker), so it is not an earlier export; --overwrite replaces only those")
+                let manifest = (try? Data(contentsOf: self.destination.appendingPathComponent(marker)))
+                    .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+                guard let tool = manifest?["tool"] as? [String: Any], tool["name"] as? String == "handpose" else {
+                    throw DatasetError.unwritable(path: path, reason: "the folder is not empty and holds no \(marker) written by handpose, so it is not an earlier export; --overwrite replaces only those")
                 }
             }
         }

@@ -89,7 +89,8 @@ public enum InputFiles {
             found.skipped.append((folder.path, "cannot be read (\(describe(error)))", true))
             return
         }
-        for name in names {
+        // Hidden files are not inputs: macOS's `._clip.mp4` twins on USB disks, our own `.x.partial` files.
+        for name in names where !name.hasPrefix(".") {
             let url = folder.appendingPathComponent(name)
             let rel = relative.isEmpty ? name : relative + "/" + name
             guard let child = FileID(url.path) else {

@@ -136,7 +136,7 @@ public final class VideoReader {
         var missing = 0
         for i in 0..<avformat_index_get_entries_count(stream) {
             guard let e = avformat_index_get_entry(stream, i) else { continue }
-            if e.pointee.pos >= 0 && e.pointee.pos + Int64(e.pointee.size) > fileSize { missing += 1 }
+            if e.pointee.pos >= 0 && e.pointee.size >= 0 && e.pointee.pos > fileSize - Int64(e.pointee.size) { missing += 1 }
         }
         return missing
     }

@@ -125,14 +125,27 @@ struct ExportRun {
     /// --skip-bad they are left out and listed in dataset.json, otherwise nothing is written and the
     /// exit code is 1.
     mutating func keypoints(for inputs: [ExportInput]) throws -> [String: KeypointFile] {
-        let root = URL(fileURLWithPath: options.keypoints)
+        let root = URL(fileURLWithPath: options.keypoints).standardizedFileURL
+        let output = URL(fileURLWithPath: options.output).standardizedFileURL
+        if (root.path + "/").hasPrefix(output.path + "/") {
+            throw ValidationError("--keypoints \(options.keypoints) lies inside the output folder \(options.output), which an export replaces whole; keep keypoints elsewhere")
+        }
+        // The output is checked before any extraction (a file in the way, a non-empty folder without --overwrite).
+        do { try StagedFolder(output, replace: options.overwrite).discard() } catch { throw ValidationError("\(error)") }
         var problems: [(String, String)] = []
         var files: [String: KeypointFile] = [:]
         var missing: [InputFiles.Item] = []
         for input in inputs {
             let url = ExtractionPipeline.outputURL(for: input.relative, in: root)
             if FileManager.default.fileExists(atPath: url.path) {
-                do { files[input.relative] = try KeypointFile.load(url) } catch { problems.append((input.url.path, "\(error)")) }
+                do {
+                    let file = try KeypointFile.load(url)
+                    if let damage = file.incomplete {
+                        problems.append((input.url.path, "its keypoints are incomplete (\(damage.error))"))
+                    } else {
+                        files[input.relative] = file
+                    }
+                } catch { problems.append((input.url.path, "\(error)")) }
             } else {
                 missing.append(InputFiles.Item(url: input.url, relative: input.relative))
             }

@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module layout: VideoIO -> HandLandmarks (-> Inference) -> Datasets <- Annotations; Extraction (the pipeline
-// from inputs to keypoint files) builds on all three.
+// Module layout (data flows one way): VideoIO, Inference -> HandLandmarks -> Extraction -> keypoint files
+// (Keypoints, the format) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
+// Synthesis.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
@@ -12,6 +13,7 @@ let package = Package(
         .library(name: "VideoIO", targets: ["VideoIO"]),
         .library(name: "Inference", targets: ["Inference"]),
         .library(name: "Annotations", targets: ["Annotations"]),
+        .library(name: "Keypoints", targets: ["Keypoints"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,15 +29,17 @@ let package = Package(
         ),
         .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
         .target(name: "Inference"),
-        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Keypoints"),
+        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
-        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"]),
-        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
-        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Datasets"]),
+        .target(name: "Datasets", dependencies: ["Keypoints", "Annotations", "ZIPFoundation"]),
+        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Keypoints"]),
+        .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
+        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Annotations", "Datasets", "Extraction", "Synthesis",
+                "VideoIO", "Inference", "HandLandmarks", "Keypoints", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -47,6 +51,8 @@ let package = Package(
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "Extraction", "HandLandmarks"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ],

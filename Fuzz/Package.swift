@@ -13,19 +13,15 @@ func fuzzer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 let package = Package(
     name: "HandposeFuzz",
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil"),
         .target(name: "VideoIO", dependencies: ["CFFmpeg"], swiftSettings: fuzz),
-        .target(name: "Inference"),
-        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Keypoints", swiftSettings: fuzz),
         .target(name: "Annotations", dependencies: ["VideoIO"], swiftSettings: fuzz),
-        .target(name: "Datasets", dependencies: ["VideoIO", "HandLandmarks", "Annotations", "ZIPFoundation"], swiftSettings: fuzz),
         .target(name: "FuzzDriver"),
         fuzzer("AnnotationsFuzz", ["Annotations", "FuzzDriver"]),
-        fuzzer("KeypointsFuzz", ["Datasets", "FuzzDriver"]),
+        fuzzer("KeypointsFuzz", ["Keypoints", "FuzzDriver"]),
         fuzzer("VideoReaderFuzz", ["VideoIO", "FuzzDriver"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,5 +1,4 @@
 import Foundation
-import HandLandmarks
 
 /// Training-time changes to a window, each drawn from a seeded generator and recorded in the manifest.
 public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
@@ -128,5 +127,21 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         var h: UInt64 = 0xcbf29ce484222325
         for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
         return h
+    }
+}
+
+/// Stored as its text (`rotate=15.0`), as `--augment` takes it.
+extension Augmentation: Codable {
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let parsed = try? Augmentation.parse(text), parsed.count == 1 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an augmentation"))
+        }
+        self = parsed[0]
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
     }
 }

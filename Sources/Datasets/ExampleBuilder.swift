@@ -1,6 +1,6 @@
 import Annotations
 import Foundation
-import HandLandmarks
+import Keypoints
 
 /// Cuts labelled segments and images into training examples.
 public enum ExampleBuilder {
@@ -21,14 +21,14 @@ public enum ExampleBuilder {
                 var frames = Array(track.slots[range])
                 let real = frames.count
                 while frames.count < settings.window { frames.append(Array(repeating: nil, count: settings.hand.slots)) }
-                let manifest: [String: Any] = [
-                    "source": s.videoPath, "label": s.label, "annotation": s.source, "line": s.line ?? 0,
-                    "segment": [start, end], "window_index": w,
-                    "window": [track.times[range.lowerBound], track.times[range.lowerBound] + Double(settings.window) / settings.fps],
-                    "real_frames": real,
-                    "source_frame_times": Array(Set(track.sourceTimes[range].flatMap { $0 })).sorted(),
-                    "hand": settings.hand.rawValue, "augmentation": [String: Double](),
-                ]
+                var manifest = ExampleRecord(source: s.videoPath, label: s.label, hand: settings.hand.rawValue)
+                manifest.annotation = s.source
+                manifest.line = s.line ?? 0
+                manifest.segment = [start, end]
+                manifest.windowIndex = w
+                manifest.window = [track.times[range.lowerBound], track.times[range.lowerBound] + Double(settings.window) / settings.fps]
+                manifest.realFrames = real
+                manifest.sourceFrameTimes = Array(Set(track.sourceTimes[range].flatMap { $0 })).sorted()
                 // The clip's path as the annotation names it, not where the checkout happens to be: splits and
                 // augmentation seeds hash it, and must give the same dataset in any folder, on any machine.
                 out.append(Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.videoPath))
@@ -49,7 +49,7 @@ public enum ExampleBuilder {
             guard picked.contains(where: { $0 != nil }) else { missing.append(p.image.path); continue }
             let slots = picked.map { $0.map(Windowing.sample) }
             out.append(Example(label: classes.firstIndex(of: p.label) ?? -1, frames: [slots],
-                               manifest: ["source": name(p), "label": p.label, "hand": settings.hand.rawValue, "augmentation": [String: Double]()],
+                               manifest: ExampleRecord(source: name(p), label: p.label, hand: settings.hand.rawValue),
                                clip: name(p)))
         }
         return (out, missing)
@@ -65,15 +65,15 @@ public enum ExampleBuilder {
         for e in examples {
             out.append(e)
             for k in 0..<copies {
-                var rng = SplitMix64(seed: seed ^ SplitMix64.hash("\(e.clip)|\(e.manifest["window_index"] ?? 0)|\(k)"))
+                var rng = SplitMix64(seed: seed ^ SplitMix64.hash("\(e.clip)|\(e.manifest.windowIndex ?? 0)|\(k)"))
                 var copy = e
                 let drawn = Augmentation.apply(list, to: &copy.frames, rng: &rng)
-                copy.manifest["augmentation"] = drawn
+                copy.manifest.augmentation = drawn
                 if list.contains(.flip), let swapped = flippedLabel[e.label] {
                     copy.label = swapped
-                    copy.manifest["label_before_flip"] = e.label
+                    copy.manifest.labelBeforeFlip = e.label
                 }
-                copy.manifest["copy"] = k + 1
+                copy.manifest.copy = k + 1
                 out.append(copy)
             }
         }

@@ -1,5 +1,5 @@
 import Foundation
-import HandLandmarks
+import Keypoints
 
 /// Agreement between two keypoint files of one clip (ours against MediaPipe's reference, or two runs):
 /// frames matched by index, hands within a frame by the smallest mean landmark distance, deviation
@@ -50,10 +50,10 @@ public struct KeypointComparison: Sendable {
 
     /// Whether some hand of `hands` is another one found twice.
     static func reportsHandTwice(_ hands: [KeypointFile.Hand], width: Int, height: Int) -> Bool {
-        let points = hands.map { $0.landmarks.map { Point3($0.count > 0 ? $0[0] : 0, $0.count > 1 ? $0[1] : 0, 0) } }
+        let points = hands.map { $0.landmarks.map { SIMD3<Float>($0.count > 0 ? $0[0] : 0, $0.count > 1 ? $0[1] : 0, 0) } }
         for i in points.indices {
             for j in points.indices where j > i {
-                if HandTracker.sameHand(points[i], points[j], imageWidth: width, imageHeight: height) { return true }
+                if Joint.sameHand(points[i], points[j], imageWidth: width, imageHeight: height) { return true }
             }
         }
         return false

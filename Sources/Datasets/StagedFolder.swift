@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 
 /// A folder built beside its destination under a temporary name and moved into place whole, so an
 /// interrupted or failed export leaves no mixture of old and new files. An existing destination is

@@ -1,5 +1,4 @@
 import Foundation
-import HandLandmarks
 
 /// How windows become arrays.
 public struct ExportSettings: Codable, Sendable, Equatable {
@@ -13,7 +12,7 @@ public struct ExportSettings: Codable, Sendable, Equatable {
     public var normalize: Normalization = .none
     public var layout: Layout = .createml
     public var origin: Origin = .bottomLeft
-    public var augment: [String] = []
+    public var augment: [Augmentation] = []
     public var copies = 0
     /// Class pairs that trade places in mirrored copies (`swipe_left` and `swipe_right`), both ways.
     public var flipLabels: [String: String] = [:]
@@ -52,10 +51,10 @@ public struct SplitPart: Codable, Sendable, Equatable {
 public struct Example {
     public var label: Int
     public var frames: [[HandSample?]]
-    public var manifest: [String: Any]
+    public var manifest: ExampleRecord
     public var clip: String
 
-    public init(label: Int, frames: [[HandSample?]], manifest: [String: Any], clip: String) {
+    public init(label: Int, frames: [[HandSample?]], manifest: ExampleRecord, clip: String) {
         self.label = label; self.frames = frames; self.manifest = manifest; self.clip = clip
     }
 }
@@ -192,8 +191,10 @@ public enum TrainingSet {
         }
         try put(try JSONSerialization.data(withJSONObject: classes, options: []), "classes.json")
         var manifest = ""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         for e in examples {
-            manifest += String(decoding: try JSONSerialization.data(withJSONObject: e.manifest, options: [.sortedKeys]), as: UTF8.self) + "\n"
+            manifest += String(decoding: try encoder.encode(e.manifest), as: UTF8.self) + "\n"
         }
         try put(Data(manifest.utf8), "manifest.jsonl")
     }

@@ -1,5 +1,5 @@
 import Foundation
-import HandLandmarks
+import Keypoints
 
 /// Which hand a window follows.
 public enum HandChoice: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 
 /// Why an extraction could not start; each case names the path a user must look at.
 public enum ExtractionError: Error, CustomStringConvertible, Equatable {

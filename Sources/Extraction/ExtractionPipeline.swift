@@ -1,6 +1,6 @@
-import Datasets
 import Foundation
 import HandLandmarks
+import Keypoints
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
 /// extraction and `bench`. Each file runs in a worker process (`jobs` of them): a file that crashes

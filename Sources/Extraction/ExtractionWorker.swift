@@ -1,6 +1,6 @@
-import Datasets
 import Foundation
 import HandLandmarks
+import Keypoints
 
 /// One file of work for an extraction worker: JSON lines over the worker's standard input.
 struct ExtractionJob: Codable {

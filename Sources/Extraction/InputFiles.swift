@@ -1,6 +1,6 @@
-import Datasets
 import Foundation
 import HandLandmarks
+import Keypoints
 
 /// Finding inputs and deciding which are already done.
 public enum InputFiles {
@@ -118,7 +118,7 @@ public enum InputFiles {
         guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
               let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
               outDate >= inDate, let existing = try? KeypointFile.load(output),
-              existing.settings == settings, existing.models == models else { return nil }
+              existing.settings == KeypointFile.Settings(settings), existing.models == models else { return nil }
         return existing
     }
 

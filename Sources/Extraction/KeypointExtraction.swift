@@ -1,6 +1,6 @@
-import Datasets
 import Foundation
 import HandLandmarks
+import Keypoints
 import VideoIO
 
 /// Runs the hand tracker over every frame of a clip or image, decoding on a second thread a few
@@ -85,7 +85,7 @@ public enum KeypointExtraction {
         let info = reader.info
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
-                                settings: tracker.options, models: tracker.models.hashes)
+                                settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
         return file
     }

@@ -1,5 +1,5 @@
-import Datasets
 import Foundation
+import Keypoints
 
 /// An `extract-worker` child process, seen from the supervisor: send a job, read its events until the
 /// job's outcome, or learn that the worker died (and of what) while it held the job.

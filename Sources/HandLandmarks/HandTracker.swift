@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import Keypoints
 import VideoIO
 
 /// Settings of the hand pipeline, as `handpose extract` exposes them.
@@ -117,23 +118,9 @@ public final class HandTracker {
         return kept
     }
 
-    /// Whether two sets of 21 landmarks (normalised to a `imageWidth` x `imageHeight` frame) are one
-    /// hand found twice, by MediaPipe Tasks' rule: at least 10 landmarks closer than 0.2 x the larger
-    /// of the two baselines, and landmark boxes overlapping with IoU > 0.2. A hand's baseline is the
-    /// longest side of its palm triangle (wrist, index MCP, little MCP), in pixels.
+    /// MediaPipe Tasks' rule for one hand found twice (`Joint.sameHand`, shared with keypoint comparisons).
     public static func sameHand(_ a: [Point3], _ b: [Point3], imageWidth: Int, imageHeight: Int) -> Bool {
-        guard a.count == 21, b.count == 21 else { return false }
-        let scale = SIMD2(Float(imageWidth), Float(imageHeight))
-        func distance(_ p: Point3, _ q: Point3) -> Float { ((SIMD2(p.x, p.y) - SIMD2(q.x, q.y)) * scale).squaredLength.squareRoot() }
-        func baseline(_ l: [Point3]) -> Float { max(distance(l[0], l[5]), distance(l[5], l[17]), distance(l[17], l[0])) }
-        func box(_ l: [Point3]) -> Box {
-            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
-            for p in l { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
-            return Box(xMin: lo.x, yMin: lo.y, xMax: hi.x, yMax: hi.y)
-        }
-        let threshold = 0.2 * max(baseline(a), baseline(b))
-        let close = zip(a, b).filter { distance($0, $1) < threshold }.count
-        return close >= 10 && box(a).iou(box(b)) > 0.2
+        Joint.sameHand(a, b, imageWidth: imageWidth, imageHeight: imageHeight)
     }
 
     private func smooth(_ hands: inout [HandObservation], time: Double) {
@@ -142,8 +129,4 @@ public final class HandTracker {
         filters.removeLast(filters.count - hands.count)
         for i in hands.indices { hands[i].landmarks = filters[i].filter(hands[i].landmarks, time: time) }
     }
-}
-
-extension SIMD2 where Scalar == Float {
-    var squaredLength: Float { x * x + y * y }
 }

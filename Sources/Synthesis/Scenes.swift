@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import Rendering
 import VideoIO
 
 /// What a synthetic clip shows over time: for each instant, the hand (or none).

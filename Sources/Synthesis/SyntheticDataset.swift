@@ -1,6 +1,7 @@
 import Datasets
 import Foundation
 import HandLandmarks
+import Keypoints
 import VideoIO
 
 /// Settings of `handpose synth`.

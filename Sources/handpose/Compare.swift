@@ -1,6 +1,7 @@
 import ArgumentParser
 import Datasets
 import Foundation
+import Keypoints
 
 /// `handpose compare`: agreement between two keypoint files or folders of them.
 struct Compare: ParsableCommand {

@@ -4,6 +4,7 @@ import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
+import Keypoints
 
 /// `handpose export`: training arrays from labelled data and keypoints.
 struct Export: ParsableCommand {
@@ -74,7 +75,7 @@ struct ExportOptions: ParsableArguments {
         var s = ExportSettings()
         s.hand = hand; s.features = features; s.origin = origin; s.normalize = normalize; s.layout = layout
         s.seed = seed
-        if let augment { s.augment = try Augmentation.parse(augment).map(\.description); s.copies = copies }
+        if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies }
         if let split { s.split = try SplitPart.parse(split) }
         for pair in (flipLabels ?? "").split(separator: ",") {
             let names = pair.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -174,12 +175,12 @@ struct ExportRun {
         // Every file made with the settings and models asked for (or, without the models here, all alike).
         for input in inputs {
             guard let file = files[input.relative] else { continue }
-            let expected = options.extraction.options(forStill: input.still)
+            let expected = KeypointFile.Settings(options.extraction.options(forStill: input.still))
             let models = pipeline?.models.hashes ?? files.values.first?.models ?? [:]
             var why: String?
-            if file.settings == nil { why = "records no extraction settings (not made by handpose extract?)" }
-            else if file.settings != expected { why = "was made with other settings (\(Self.difference(file.settings!, expected)))" }
-            else if file.models != models { why = "was made with other models (\((file.models ?? [:]).keys.sorted().joined(separator: ", ")))" }
+            if file.settings == nil { why = "record no extraction settings (not made by handpose extract?)" }
+            else if file.settings != expected { why = "were made with other settings (\(Self.asFlags(file.settings!.differences(from: expected))))" }
+            else if file.models != models { why = "were made with other models (\((file.models ?? [:]).keys.sorted().joined(separator: ", ")))" }
             if let why {
                 if options.allowMixed { mixed.append(input.relative) } else {
                     problems.append((input.url.path, "its keypoints \(why); extract it again with these flags, or add --allow-mixed"))
@@ -202,102 +203,44 @@ struct ExportRun {
         return files
     }
 
-    /// The settings two keypoint files differ in, named as flags.
-    static func difference(_ a: HandTrackerOptions, _ b: HandTrackerOptions) -> String {
-        var out: [String] = []
-        if a.model != b.model { out.append("--model \(a.model.rawValue), asked \(b.model.rawValue)") }
-        if a.maxHands != b.maxHands { out.append("--max-hands \(a.maxHands), asked \(b.maxHands)") }
-        if a.minDetectionConfidence != b.minDetectionConfidence { out.append("--min-detection-confidence \(a.minDetectionConfidence), asked \(b.minDetectionConfidence)") }
-        if a.minPresenceConfidence != b.minPresenceConfidence { out.append("--min-presence-confidence \(a.minPresenceConfidence), asked \(b.minPresenceConfidence)") }
-        if a.mode != b.mode { out.append("--mode \(a.mode.rawValue), asked \(b.mode.rawValue)") }
-        if a.mirrored != b.mirrored { out.append("--mirrored \(a.mirrored), asked \(b.mirrored)") }
-        if a.smoothing != b.smoothing { out.append("--smooth \(a.smoothing), asked \(b.smoothing)") }
-        if a.rules != b.rules { out.append("--legacy \(a.rules == .legacy), asked \(b.rules == .legacy)") }
-        return out.joined(separator: "; ")
+    /// Settings differences ("model: lite (asked full)") named by the flags that set them.
+    static func asFlags(_ differences: [String]) -> String {
+        let flags = ["model": "--model", "maxHands": "--max-hands", "minDetectionConfidence": "--min-detection-confidence",
+                     "minPresenceConfidence": "--min-presence-confidence", "mode": "--mode", "mirrored": "--mirrored",
+                     "smoothing": "--smooth", "rules": "--legacy (rules)"]
+        return differences.map { d in
+            guard let colon = d.firstIndex(of: ":"), let flag = flags[String(d[..<colon])] else { return d }
+            return flag + d[colon...].dropFirst()
+        }.joined(separator: "; ")
     }
 
-    /// `--flip-labels` as class indices. A name that is no class is refused; mirroring classes that
-    /// look like a left/right pair without a mapping earns a warning.
-    func flippedLabels(classes: [String]) throws -> [Int: Int] {
-        var map: [Int: Int] = [:]
-        for (a, b) in settings.flipLabels {
-            guard let i = classes.firstIndex(of: a), let j = classes.firstIndex(of: b) else {
-                let missing = classes.contains(a) ? b : a
-                throw ValidationError("--flip-labels: '\(missing)' is not a class (classes: \(classes.joined(separator: ", ")))")
-            }
-            map[i] = j
-        }
-        if settings.augment.contains("flip") {
-            for c in classes where c.contains("left") && settings.flipLabels[c] == nil {
-                let twin = c.replacingOccurrences(of: "left", with: "right")
-                if classes.contains(twin) {
-                    FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))
-                }
-            }
-        }
-        return map
-    }
-
-    /// Splits, augments the --augment-part, writes every part and dataset.json into a staged folder and
-    /// moves it into place; prints shapes. An empty result or an empty part is refused.
+    /// Splits, augments the --augment-part and writes the dataset (Datasets' `Exporter`); prints the shapes.
     func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
-        guard !examples.isEmpty else { throw ValidationError("no examples to export: \(emptyHint)") }
-        let augmentations = try settings.augment.flatMap { try Augmentation.parse($0) }
-        // A clip's class for the split: its most frequent label (the smallest on ties).
-        var labelCounts: [String: [Int: Int]] = [:]
-        for e in examples { labelCounts[e.clip, default: [:]][e.label, default: 0] += 1 }
-        let clipClasses = labelCounts.mapValues { c in c.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key }
-        let assignment = TrainingSet.assignSplits(clipClasses: clipClasses, parts: settings.split, seed: settings.seed)
-        let parts = settings.split.isEmpty ? [""] : settings.split.map(\.name)
-        if !augmentations.isEmpty && !settings.split.isEmpty && !parts.contains(options.augmentPart) {
-            throw ValidationError("--augment-part '\(options.augmentPart)' is not a part of --split (\(parts.joined(separator: ", ")))")
-        }
-        let staged: StagedFolder
-        do { staged = try StagedFolder(URL(fileURLWithPath: options.output), replace: options.overwrite) } catch {
-            throw ValidationError("\(error)")
+        var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: Handpose.version),
+                                command: CommandLine.arguments.dropFirst().joined(separator: " "))
+        exporter.format = options.format
+        exporter.augmentPart = options.augmentPart
+        exporter.models = modelHashes
+        exporter.skipped = skipped.map { .init(path: $0.path, reason: $0.reason) }
+        exporter.mixed = mixed
+        for (c, twin) in exporter.unmappedMirrorTwins(classes: classes) {
+            FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))
         }
         do {
-            var counts: [String: [String: Int]] = [:]
-            var shapes: [String: [Int]] = [:]
-            for part in parts {
-                var chosen = examples.filter { part.isEmpty || assignment[$0.clip] == part }
-                guard !chosen.isEmpty else {
-                    throw ValidationError("split part '\(part)' has no examples: \(clipClasses.count) clips are too few for --split \(settings.split.map { "\($0.name)=\($0.fraction)" }.joined(separator: ","))")
-                }
-                for k in chosen.indices { chosen[k].manifest["split"] = part.isEmpty ? "all" : part }
-                if part.isEmpty || part == options.augmentPart {
-                    chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed,
-                                                    flippedLabel: try flippedLabels(classes: classes))
-                }
-                let dir = part.isEmpty ? staged.staging : staged.staging.appendingPathComponent(part)
-                try TrainingSet.write(chosen, classes: classes, frames: frames, slots: settings.hand == .both ? 2 : 1,
-                                      settings: settings, format: options.format, to: dir)
-                let name = part.isEmpty ? "all" : part
-                counts[name] = Dictionary(grouping: chosen, by: { classes[$0.label] }).mapValues(\.count)
-                shapes[name] = TrainingSet.shape(n: chosen.count, frames: frames, slots: settings.hand == .both ? 2 : 1, settings: settings)
-            }
-            var dataset: [String: Any] = [
-                "tool": ["name": "handpose", "version": Handpose.version],
-                "command": CommandLine.arguments.dropFirst().joined(separator: " "),
-                "kind": kind,
-                "settings": try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)),
-                "models": modelHashes, "classes": classes, "counts": counts, "shapes": shapes,
-                "augmented_part": augmentations.isEmpty ? NSNull() : (settings.split.isEmpty ? "all" : options.augmentPart),
-            ]
-            if !skipped.isEmpty { dataset["skipped"] = skipped.map { ["path": $0.path, "reason": $0.reason] } }
-            if !mixed.isEmpty { dataset["mixed_keypoints"] = mixed }
-            try JSONSerialization.data(withJSONObject: dataset, options: [.prettyPrinted, .sortedKeys])
-                .write(to: staged.staging.appendingPathComponent("dataset.json"))
-            try staged.commit()
-            for name in shapes.keys.sorted() {
-                print("\(name): X \(shapes[name]!), \(counts[name]!.values.reduce(0, +)) examples " +
-                      counts[name]!.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            let (parts, _) = try exporter.write(examples, classes: classes, frames: frames, kind: kind, emptyHint: emptyHint,
+                                                to: URL(fileURLWithPath: options.output), replace: options.overwrite)
+            for part in parts.sorted(by: { $0.name < $1.name }) {
+                print("\(part.name): X \(part.shape), \(part.counts.values.reduce(0, +)) examples " +
+                      part.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             }
             print("wrote \(options.output)")
+        } catch let e as ExportError {
+            throw ValidationError(e.description)
+        } catch let e as DatasetError {
+            throw ValidationError(e.description)
+        } catch let e as KeypointError {
+            throw ValidationError(e.description)
         } catch {
-            staged.discard()
-            if let e = error as? DatasetError { throw ValidationError(e.description) }
-            if error is ValidationError || error is ExitCode { throw error }
             throw ValidationError("\(options.output): cannot be written (\(describe(error)))")
         }
     }

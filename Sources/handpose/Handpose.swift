@@ -1,5 +1,6 @@
 import ArgumentParser
 import Datasets
+import Keypoints
 
 @main
 struct Handpose: ParsableCommand {

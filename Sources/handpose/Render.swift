@@ -1,8 +1,8 @@
 import Annotations
 import ArgumentParser
-import Datasets
 import Foundation
-import Synthesis
+import Keypoints
+import Rendering
 import VideoIO
 
 /// `handpose render`: see what was extracted.
@@ -75,17 +75,14 @@ struct Render: ParsableCommand {
         let out = URL(fileURLWithPath: output)
         let total = reader.info.frameCount
         if sheet {
-            let picks = Set((0..<sheetFrames).map { $0 * max(total - 1, 0) / max(sheetFrames - 1, 1) })
+            let picks = ContactSheet.picks(total: total, count: sheetFrames)
             var tiles: [Canvas] = []
             let last = picks.max() ?? 0
             while let f = try reader.nextFrame() {
                 if picks.contains(f.index) { tiles.append(Overlay.draw(f, files: files, index: f.index)) }
                 if f.index >= last { break }
             }
-            let cols = Int(Double(tiles.count).squareRoot().rounded(.up)), rows = (tiles.count + cols - 1) / max(cols, 1)
-            let tw = 320, th = max(1, 320 * reader.info.height / max(reader.info.width, 1))
-            var board = Canvas(width: cols * tw + (cols + 1) * 4, height: rows * th + (rows + 1) * 4, fill: SIMD3(30, 30, 30))
-            for (i, t) in tiles.enumerated() { board.paste(t, x: 4 + (i % cols) * (tw + 4), y: 4 + (i / cols) * (th + 4), w: tw, h: th) }
+            let (board, cols, rows) = ContactSheet.compose(tiles, frameWidth: reader.info.width, frameHeight: reader.info.height)
             try ImageWriter.write(board.frame(), to: out)
             print("wrote \(output) (\(tiles.count) frames, \(cols)x\(rows))")
         } else if frames != nil || every != nil {
@@ -127,44 +124,32 @@ struct Render: ParsableCommand {
 
     func plotTimeline(_ path: String) throws {
         let file = try KeypointFile.load(URL(fileURLWithPath: path))
-        let W = 1200, H = 360, left = 70, right = 20, top = 30
-        var c = Canvas(width: W, height: H, fill: SIMD3(250, 250, 250))
-        let duration = max(file.frames.last?.t ?? 1, 1e-3)
-        func x(_ t: Double) -> Float { Float(left) + Float(t / duration) * Float(W - left - right) }
-        // Lanes: hands found (0...2), presence (0...1), handedness (0 left ... 1 right).
-        let lanes = [("HANDS", 2.0), ("PRESENCE", 1.0), ("RIGHT P", 1.0)]
-        let laneH = (H - top - 30) / lanes.count
-        func y(_ lane: Int, _ v: Double) -> Float { Float(top + lane * laneH + laneH - 8) - Float(v / lanes[lane].1) * Float(laneH - 16) }
+        var bands: [Timeline.Band] = []
         if let annotations {
             let set = AnnotationSource.load(annotationFile: URL(fileURLWithPath: annotations))
-            let name = (file.source.path as NSString).lastPathComponent
-            let colors: [SIMD3<Float>] = [[255, 220, 200], [200, 230, 255], [210, 250, 210], [250, 240, 190], [235, 215, 250]]
-            let labels = set.classes
-            for s in set.segments where s.video.lastPathComponent == name {
-                let x0 = x(s.start ?? 0), x1 = x(s.end ?? duration)
-                c.polygon([SIMD2(x0, Float(top)), SIMD2(x1, Float(top)), SIMD2(x1, Float(H - 30)), SIMD2(x0, Float(H - 30))],
-                          color: colors[(labels.firstIndex(of: s.label) ?? 0) % colors.count])
-                c.text(s.label, x: Int(x0) + 3, y: H - 24, scale: 1, color: SIMD3(40, 40, 40), backing: false)
+            if let error = set.errors.first { throw ValidationError(error.description) }
+            let segments = try Self.segments(of: file, in: set.segments)
+            bands = segments.map { Timeline.Band(label: $0.label, colorIndex: set.classes.firstIndex(of: $0.label) ?? 0, start: $0.start, end: $0.end) }
+            if segments.isEmpty {
+                FileHandle.standardError.write(Data("warning: no segment of \(annotations) is for \(file.source.path)\n".utf8))
             }
         }
-        for (i, lane) in lanes.enumerated() {
-            c.line(SIMD2(Float(left), y(i, 0)), SIMD2(Float(W - right), y(i, 0)), width: 1, color: SIMD3(160, 160, 160))
-            c.text(lane.0, x: 4, y: top + i * laneH + laneH / 2 - 7, scale: 1, color: SIMD3(40, 40, 40), backing: false)
-        }
-        var previous: SIMD2<Float>? = nil
-        for f in file.frames {
-            let p = SIMD2(x(f.t), y(0, Double(f.hands.count)))
-            if let q = previous { c.line(q, SIMD2(p.x, q.y), width: 2, color: SIMD3(40, 40, 40)); c.line(SIMD2(p.x, q.y), p, width: 2, color: SIMD3(40, 40, 40)) }
-            previous = p
-            for h in f.hands {
-                let color: SIMD3<Float> = h.chirality == .left ? SIMD3(30, 140, 220) : SIMD3(220, 60, 40)
-                c.disc(SIMD2(x(f.t), y(1, Double(h.presence ?? 1))), radius: 2, color: color)
-                c.disc(SIMD2(x(f.t), y(2, Double(h.handedness))), radius: 2, color: color)
-            }
-        }
-        c.text(String(format: "%@  %.2fS  %d FRAMES", (file.source.path as NSString).lastPathComponent, duration, file.frames.count),
-               x: left, y: 8, scale: 1, color: SIMD3(20, 20, 20), backing: false)
-        try ImageWriter.write(c.frame(), to: URL(fileURLWithPath: output))
+        try ImageWriter.write(Timeline.plot(file, bands: bands).frame(), to: URL(fileURLWithPath: output))
         print("wrote \(output)")
+    }
+
+    /// The segments of the clip a keypoint file was made from, matched by path: the annotation's video
+    /// path equals the file's source path, or ends with it (keypoints extracted from a folder name the
+    /// clip relative to it). Never by bare file name; two clips that both match are an error naming them.
+    static func segments(of file: KeypointFile, in segments: [Segment]) throws -> [Segment] {
+        let source = file.source.path
+        let matching = segments.filter { s in
+            s.videoPath == source || s.video.standardizedFileURL.path.hasSuffix("/" + source)
+        }
+        let clips = Set(matching.map { $0.video.standardizedFileURL.path })
+        if clips.count > 1 {
+            throw ValidationError("\(source): segments of \(clips.count) clips match this keypoint file (\(clips.sorted().joined(separator: ", "))); give an annotation file with one of them")
+        }
+        return matching
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Datasets
 import Foundation
+import Keypoints
 import Synthesis
 import VideoIO
 

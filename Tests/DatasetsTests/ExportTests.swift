@@ -1,8 +1,9 @@
-import Foundation
-import XCTest
 import Annotations
 import Datasets
+import Foundation
 import HandLandmarks
+import Keypoints
+import XCTest
 
 /// Resampling, windows, masks, augmentations and the written arrays, on hand-built keypoint files.
 final class ExportTests: XCTestCase {
@@ -200,10 +201,12 @@ final class AugmentationAndFormatTests: XCTestCase {
         XCTAssertThrowsError(try Augmentation.parse("spin=3"))
         XCTAssertThrowsError(try Augmentation.parse("rotate=abc"))
         let frames: [[HandSample?]] = (0..<10).map { [sample(0.3 + 0.01 * Float($0))] }
-        let base = Example(label: 0, frames: frames, manifest: ["window_index": 0], clip: "c")
+        var record = ExampleRecord(source: "c", label: "a", hand: "any")
+        record.windowIndex = 0
+        let base = Example(label: 0, frames: frames, manifest: record, clip: "c")
         for (aug, key) in [(Augmentation.scale(fraction: 0.2), "scale"), (.translate(fraction: 0.1), "translate_x"), (.stretch(fraction: 0.3), "speed")] {
             let out = ExampleBuilder.augment([base], with: [aug], copies: 1, seed: 4)
-            let drawn = try XCTUnwrap((out[1].manifest["augmentation"] as? [String: Double])?[key], "\(aug)")
+            let drawn = try XCTUnwrap(out[1].manifest.augmentation[key], "\(aug)")
             let x0 = out[1].frames[0][0]!.joints[0].x, x9 = out[1].frames[9][0]!.joints[0].x
             switch aug {
             case .scale: XCTAssertEqual(Double(x0), (0.3 - 0.5) * drawn + 0.5, accuracy: 1e-5)
@@ -218,7 +221,8 @@ final class AugmentationAndFormatTests: XCTestCase {
 
     func testNPZAndCSVFormats() throws {
         let frames: [[HandSample?]] = (0..<4).map { _ in [sample(0.25)] }
-        let examples = [Example(label: 1, frames: frames, manifest: [:], clip: "a"), Example(label: 0, frames: frames, manifest: [:], clip: "b")]
+        let examples = [Example(label: 1, frames: frames, manifest: ExampleRecord(source: "a", label: "b", hand: "any"), clip: "a"),
+                        Example(label: 0, frames: frames, manifest: ExampleRecord(source: "b", label: "a", hand: "any"), clip: "b")]
         var settings = ExportSettings()
         settings.window = 4
         settings.layout = .ntjc

@@ -1,7 +1,8 @@
-import Foundation
-import XCTest
 import Datasets
+import Foundation
 import HandLandmarks
+import Keypoints
+import XCTest
 
 /// `handpose compare`'s figures on a hand-computed pair of files (100x100 frames).
 final class KeypointComparisonTests: XCTestCase {

@@ -1,9 +1,10 @@
-import Foundation
-import XCTest
 import Datasets
 import Extraction
+import Foundation
 import HandLandmarks
+import Keypoints
 import VideoIO
+import XCTest
 
 /// Our pipeline against MediaPipe's own outputs on a few real corpus files (from ../shared/corpus).
 final class ExtractionParityTests: XCTestCase {

@@ -1,10 +1,12 @@
-import Foundation
-import XCTest
 import Datasets
 import Extraction
+import Foundation
 import HandLandmarks
+import Keypoints
+import Rendering
 import Synthesis
 import VideoIO
+import XCTest
 
 final class SynthesisTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
@@ -60,26 +62,5 @@ final class SynthesisTests: XCTestCase {
         print(String(format: "synthetic hands found in %.1f%% of %d frames; mean deviation %.3f palms", 100 * rate, withHand, deviation.meanDeviation))
         XCTAssertGreaterThanOrEqual(rate, 0.9)
         XCTAssertLessThan(deviation.meanDeviation, 0.2)
-    }
-}
-
-/// The overlay draws where the keypoints are, in the file's colours.
-final class OverlayTests: XCTestCase {
-    func testSkeletonPixelsLandOnJointsAndBones() {
-        let frame = VideoFrame(width: 200, height: 200)
-        // A straight vertical hand: joint j at (0.5, 0.9 - 0.035 j).
-        let landmarks = (0..<21).map { j -> [Float] in [0.5, 0.9 - 0.035 * Float(j), 0] }
-        let hand = KeypointFile.Hand(chirality: .right, handedness: 0.9, presence: 0.95, landmarks: landmarks, world: nil, region: nil)
-        let file = KeypointFile(source: "x", width: 200, height: 200, fps: 25, frames: [KeypointFile.Frame(i: 0, t: 0, hands: [hand])],
-                                tool: nil, settings: nil, models: nil)
-        let out = Overlay.draw(frame, files: [file], index: 0).frame()
-        // Joint dots are white.
-        let (r, g, b) = out[100, 180]
-        XCTAssertGreaterThan(Int(r) + Int(g) + Int(b), 600)
-        // Between joints 5 (y 145) and 6 (y 138), on the bone: the right-hand colour (red-dominant).
-        let mid = out[100, 141]
-        XCTAssertGreaterThan(Int(mid.r), Int(mid.b) + 60)
-        // Far from the hand the frame is untouched.
-        XCTAssertEqual(out[20, 150].r, 0)
     }
 }

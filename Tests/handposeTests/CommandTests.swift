@@ -1,8 +1,9 @@
-import Foundation
-import XCTest
 import Datasets
+import Foundation
+import Keypoints
 import Synthesis
 import VideoIO
+import XCTest
 
 /// The command-line tool end to end: exit codes, resumable extraction, broken inputs, rendering.
 final class CommandTests: XCTestCase {

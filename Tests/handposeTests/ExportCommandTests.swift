@@ -1,8 +1,9 @@
-import Foundation
-import XCTest
 import Datasets
+import Foundation
+import Keypoints
 import Synthesis
 import VideoIO
+import XCTest
 
 /// `export` end to end: keypoints found by path, bad inputs reported together, settings that do not
 /// match refused, the augmented part chosen by name, empty results refused, the output replaced whole.
@@ -40,10 +41,16 @@ final class ExportCommandTests: XCTestCase {
         let root = try labelledFolders()
         let kp = dir.appendingPathComponent("kp").path
         XCTAssertEqual(try ToolRunner.run(["extract", root.path, "-r", "-o", kp, "--models", models]).0, 0)
+        // The keypoints folder misses one clip of a class: export extracts that clip itself and never takes
+        // wave/clip1.mp4's keypoints for Background/clip1.mp4.
+        let missing = kp + "/Background/clip1.mp4.hands.json"
+        try FileManager.default.removeItem(atPath: missing)
         let out = dir.appendingPathComponent("ds").path
         let (code, text) = try ToolRunner.run(["export", "actions", root.path, "--keypoints", kp, "-o", out, "--models", models,
                                                "--fps", "15", "--window", "10", "--format", "csv"])
         XCTAssertEqual(code, 0, text)
+        XCTAssertTrue(text.contains("extracting 1 clips and images without keypoints"), text)
+        XCTAssertEqual(try KeypointFile.load(URL(fileURLWithPath: missing)).source.path, "Background/clip1.mp4")
         let rows = try String(contentsOfFile: out + "/keypoints.csv", encoding: .utf8).split(separator: "\n")
         let byLabel = Dictionary(grouping: rows) { $0.prefix(while: { $0 != "," }) }.mapValues { Set($0.map { $0.drop(while: { $0 != "," }) }) }
         XCTAssertEqual(byLabel.count, 2)
@@ -64,7 +71,7 @@ final class ExportCommandTests: XCTestCase {
                                                "--split", "val=0.5,train=0.5", "--augment", "flip"])
         XCTAssertEqual(code, 0, text)
         let made = try KeypointFile.load(URL(fileURLWithPath: kp + "/wave/clip1.mp4.hands.json"))
-        XCTAssertEqual(made.settings?.model, .lite)
+        XCTAssertEqual(made.settings?.model, "lite")
         // Only the part named train has augmented copies, though val is listed first.
         for (part, augmented) in [("val", false), ("train", true)] {
             let manifest = try String(contentsOfFile: lite + "/\(part)/manifest.jsonl", encoding: .utf8)
@@ -76,7 +83,7 @@ final class ExportCommandTests: XCTestCase {
         let (refused, why) = try ToolRunner.run(["export", "actions", root.path, "--keypoints", kp, "-o", full, "--models", models,
                                                  "--fps", "15", "--window", "5"])
         XCTAssertEqual(refused, 1, why)
-        XCTAssertTrue(why.contains("--model lite, asked full"), why)
+        XCTAssertTrue(why.contains("were made with other settings (--model lite (asked full))"), why)
         XCTAssertFalse(FileManager.default.fileExists(atPath: full))
         let (mixed, mixedText) = try ToolRunner.run(["export", "actions", root.path, "--keypoints", kp, "-o", full, "--models", models,
                                                      "--fps", "15", "--window", "5", "--allow-mixed"])

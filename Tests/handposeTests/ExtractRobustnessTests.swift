@@ -1,8 +1,9 @@
-import Foundation
-import XCTest
 import Datasets
+import Foundation
+import Keypoints
 import Synthesis
 import VideoIO
+import XCTest
 
 /// `extract` over the inputs real folders hold: stills of the sizes that once crashed FFmpeg's
 /// converter, random bytes, an empty file, a truncated clip, a file that kills its worker, symbolic links.

@@ -1,7 +1,8 @@
-import Foundation
-import XCTest
 import Datasets
+import Foundation
+import Keypoints
 import VideoIO
+import XCTest
 
 /// `render` writes the format its output name says, or refuses before any work.
 final class RenderCommandTests: XCTestCase {
@@ -65,4 +66,24 @@ final class RenderCommandTests: XCTestCase {
             XCTAssertTrue(out.contains("frame 3, hand 0: 5 landmarks, expected 21"), out)
         }
     }
+
+    /// The timeline draws the segments of the keypoint file's own clip, matched by path: `b/clip.mp4`'s
+    /// segment is not drawn over `a/clip.mp4`'s keypoints although both clips are named clip.mp4.
+    func testTimelineBandsAreTheClipsOwnMatchedByPath() throws {
+        let frames = (0..<20).map { KeypointFile.Frame(i: $0, t: Double($0) / 10, hands: []) }
+        let keypoints = dir.appendingPathComponent("clip.mp4.hands.json")
+        try KeypointFile(source: "a/clip.mp4", width: 64, height: 48, fps: 10, frames: frames, tool: nil, settings: nil, models: nil)
+            .write(to: keypoints)
+        let annotations = dir.appendingPathComponent("ann.csv")
+        try "video,label,start,end\na/clip.mp4,wave,0,1\nb/clip.mp4,grab,0,1.9\n".write(to: annotations, atomically: true, encoding: .utf8)
+        let png = dir.appendingPathComponent("t.png")
+        let (code, text) = try ToolRunner.run(["render", "--timeline", keypoints.path, "--annotations", annotations.path, "-o", png.path])
+        XCTAssertEqual(code, 0, text)
+        let frame = try XCTUnwrap(try VideoReader(url: png).nextFrame())
+        // 0...1.9 s spans x 70...1180: t = 0.5 s is x 362 (wave's band), t = 1.5 s is x 946 (no band of a's).
+        func rgb(_ x: Int) -> [UInt8] { let p = frame[x, 60]; return [p.r, p.g, p.b] }
+        XCTAssertEqual(rgb(362), [200, 230, 255], "wave (class 1 of grab, wave) is drawn")
+        XCTAssertEqual(rgb(946), [250, 250, 250], "b/clip.mp4's grab segment is not")
+    }
 }
+

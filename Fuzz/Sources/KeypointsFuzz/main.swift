@@ -1,6 +1,6 @@
-import Datasets
 import Foundation
 import FuzzDriver
+import Keypoints
 
 /// One fuzz input: the bytes of a keypoint file, read as `export`, `compare` and `render` read one.
 @_cdecl("LLVMFuzzerTestOneInput")

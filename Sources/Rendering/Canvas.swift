@@ -1,4 +1,3 @@
-import Datasets
 import Foundation
 import VideoIO
 
@@ -6,7 +5,8 @@ import VideoIO
 public struct Canvas {
     public let width: Int
     public let height: Int
-    var pixels: [SIMD3<Float>]
+    /// Row-major RGB, 0...255 per channel.
+    public var pixels: [SIMD3<Float>]
 
     /// A canvas of at least one pixel each way: a size computed from an empty list never traps.
     public init(width: Int, height: Int, fill: SIMD3<Float> = .zero) {
@@ -78,7 +78,7 @@ public struct Canvas {
     }
 
     /// Adds Gaussian-ish sensor noise of standard deviation `sigma` (0...255 units).
-    public mutating func noise(sigma: Float, rng: inout SeededGenerator) {
+    public mutating func noise<G: RandomNumberGenerator>(sigma: Float, rng: inout G) {
         for i in pixels.indices {
             // Sum of uniforms approximates a Gaussian (Irwin-Hall with 4 terms).
             var n: Float = 0
@@ -96,12 +96,4 @@ public struct Canvas {
         }
         return VideoFrame(index: index, time: time, width: width, height: height, pixels: bytes)
     }
-}
-
-/// The renderer's random numbers: Datasets' seedable SplitMix64, offset so seeds of `synth` and of
-/// `export` draw different streams. The same seed renders the same bytes.
-public typealias SeededGenerator = SplitMix64
-
-extension SplitMix64 {
-    public init(renderSeed seed: UInt64) { self.init(seed: seed &+ 0x1234_5678) }
 }

@@ -21,13 +21,13 @@ public final class KeypointFileWriter {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw DatasetError.unwritable(path: url.path, reason: "cannot create \(temporary.lastPathComponent) beside it")
+                throw KeypointError.unwritable(path: url.path, reason: "cannot create \(temporary.lastPathComponent) beside it")
             }
             handle = try FileHandle(forWritingTo: temporary)
-        } catch let e as DatasetError {
+        } catch let e as KeypointError {
             throw e
         } catch {
-            throw DatasetError.unwritable(path: url.path, reason: describe(error))
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
         }
         buffer.append(contentsOf: Array(#"{"frames":["#.utf8))
     }
@@ -52,7 +52,7 @@ public final class KeypointFileWriter {
         rest.video.frames = count
         let encoded = try encoder.encode(rest)
         let prefix = Array(#"{"frames":[]"#.utf8)
-        guard encoded.starts(with: prefix) else { throw DatasetError.unwritable(path: url.path, reason: "unexpected key order") }
+        guard encoded.starts(with: prefix) else { throw KeypointError.unwritable(path: url.path, reason: "unexpected key order") }
         buffer.append(0x5D)   // ]
         buffer.append(encoded.dropFirst(prefix.count))
         do {
@@ -61,12 +61,12 @@ public final class KeypointFileWriter {
             try handle.close()
             closed = true
             guard rename(temporary.path, url.path) == 0 else {
-                throw DatasetError.unwritable(path: url.path, reason: String(cString: strerror(errno)))
+                throw KeypointError.unwritable(path: url.path, reason: String(cString: strerror(errno)))
             }
         } catch {
             abandon()
-            if let e = error as? DatasetError { throw e }
-            throw DatasetError.unwritable(path: url.path, reason: describe(error))
+            if let e = error as? KeypointError { throw e }
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
         }
     }
 
@@ -79,7 +79,7 @@ public final class KeypointFileWriter {
 
     private func flush() throws {
         do { try handle.write(contentsOf: buffer) } catch {
-            throw DatasetError.unwritable(path: url.path, reason: describe(error))
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
         }
         buffer.removeAll(keepingCapacity: true)
     }

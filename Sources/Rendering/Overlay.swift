@@ -1,6 +1,5 @@
-import Datasets
 import Foundation
-import HandLandmarks
+import Keypoints
 import VideoIO
 
 /// Draws keypoint files over frames: each file in its own colour, left and right hands in two shades,

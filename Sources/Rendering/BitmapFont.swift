@@ -1,3 +1,5 @@
+import VideoIO
+
 /// A 5x7 bitmap font (digits, capitals, a little punctuation; lower case drawn as capitals) for labels
 /// on frames and plots. Each glyph is seven rows of five bits, most significant bit on the left.
 enum BitmapFont {
@@ -75,5 +77,3 @@ extension Canvas {
         }
     }
 }
-
-import VideoIO

@@ -1,9 +1,11 @@
 import Foundation
-import HandLandmarks
 
 /// A keypoint file (`handpose/keypoints@1`): every decoded frame of one clip or image and the hands
-/// found in it. MediaPipe reference files in `../shared/corpus/reference` share the layout; our own
-/// add presence, region, settings, model hashes and the tool version.
+/// found in it. Every field is an explicit type of this module, documented in
+/// `Keypoints/keypoints.schema.json` and `Keypoints/README.md`; no internal type of the engine is
+/// stored, so a new tracker option changes no existing field. Readers ignore fields they do not know
+/// and accept the optional ones missing (MediaPipe reference files have no presence, region, tool,
+/// settings or models). The version is bumped only when a field changes meaning.
 public struct KeypointFile: Codable, Sendable {
     public static let schemaName = "handpose/keypoints@1"
 
@@ -27,9 +29,9 @@ public struct KeypointFile: Codable, Sendable {
         public var presence: Float?
         public var landmarks: [[Float]]
         public var world: [[Float]]?
-        public var region: RegionOfInterest?
+        public var region: Region?
 
-        public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?, region: RegionOfInterest?) {
+        public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?, region: Region?) {
             self.chirality = chirality; self.handedness = handedness; self.presence = presence
             self.landmarks = landmarks; self.world = world; self.region = region
         }
@@ -45,9 +47,11 @@ public struct KeypointFile: Codable, Sendable {
     public var schema: String = schemaName
     public var source: Source
     public var video: Video
-    public var joints: [String] = Joint.names
+    /// Joint names in landmark order (`Joint.names`); older files may leave them out.
+    public var joints: [String]? = Joint.names
     public var tool: Tool?
-    public var settings: HandTrackerOptions?
+    public var settings: Settings?
+    /// SHA-256 of each model file that made the file, by file name.
     public var models: [String: String]?
     /// Set when decoding stopped early (a truncated or damaged clip): the frames before it are kept.
     public var incomplete: Incomplete?
@@ -62,7 +66,7 @@ public struct KeypointFile: Codable, Sendable {
     }
 
     public init(source: String, width: Int, height: Int, fps: Double?, frames: [Frame], tool: Tool?,
-                settings: HandTrackerOptions?, models: [String: String]?) {
+                settings: Settings?, models: [String: String]?) {
         self.source = Source(path: source)
         video = Video(width: width, height: height, frames: frames.count, fps: fps)
         self.frames = frames
@@ -75,7 +79,7 @@ public struct KeypointFile: Codable, Sendable {
     public static func load(_ url: URL) throws -> KeypointFile {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw DatasetError.unreadable(path: url.path, reason: "\(describe(error))")
+            throw KeypointError.unreadable(path: url.path, reason: "\(describe(error))")
         }
         return try decode(data, path: url.path)
     }
@@ -86,22 +90,22 @@ public struct KeypointFile: Codable, Sendable {
         do {
             let file = try JSONDecoder().decode(KeypointFile.self, from: data)
             guard file.schema == schemaName else {
-                throw DatasetError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName)")
+                throw KeypointError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName)")
             }
             try file.check(path: url.path)
             return file
-        } catch let e as DatasetError {
+        } catch let e as KeypointError {
             throw e
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw DatasetError.invalid(path: url.path, reason: "not valid JSON: \(ctx.debugDescription)")
+            throw KeypointError.invalid(path: url.path, reason: "not valid JSON: \(ctx.debugDescription)")
         } catch let DecodingError.keyNotFound(key, ctx) {
-            throw DatasetError.invalid(path: url.path, reason: "missing '\(key.stringValue)' at \(Self.path(ctx.codingPath))")
+            throw KeypointError.invalid(path: url.path, reason: "missing '\(key.stringValue)' at \(Self.path(ctx.codingPath))")
         } catch let DecodingError.valueNotFound(_, ctx) {
-            throw DatasetError.invalid(path: url.path, reason: "missing value at \(Self.path(ctx.codingPath))")
+            throw KeypointError.invalid(path: url.path, reason: "missing value at \(Self.path(ctx.codingPath))")
         } catch let DecodingError.typeMismatch(_, ctx) {
-            throw DatasetError.invalid(path: url.path, reason: "wrong type at \(Self.path(ctx.codingPath)): \(ctx.debugDescription)")
+            throw KeypointError.invalid(path: url.path, reason: "wrong type at \(Self.path(ctx.codingPath)): \(ctx.debugDescription)")
         } catch {
-            throw DatasetError.invalid(path: url.path, reason: "\(error)")
+            throw KeypointError.invalid(path: url.path, reason: "\(error)")
         }
     }
 
@@ -111,23 +115,23 @@ public struct KeypointFile: Codable, Sendable {
 
     /// Shapes and values every reader relies on: 21 landmarks of 3 finite numbers per hand (world
     /// landmarks likewise when present), handedness and presence in 0...1, frame times finite and
-    /// increasing, frame indices increasing. Throws `DatasetError.invalidHand` or `.invalidFrame`.
+    /// increasing, frame indices increasing. Throws `KeypointError.invalidHand` or `.invalidFrame`.
     public func check(path: String) throws {
         guard video.width > 0, video.height > 0 else {
-            throw DatasetError.invalid(path: path, reason: "video size \(video.width)x\(video.height) is not positive")
+            throw KeypointError.invalid(path: path, reason: "video size \(video.width)x\(video.height) is not positive")
         }
         var previous: Frame?
         for (position, frame) in frames.enumerated() {
             guard frame.t.isFinite, frame.i >= 0 else {
-                throw DatasetError.invalidFrame(path: path, frame: position, reason: "index \(frame.i) or time \(frame.t) is not valid")
+                throw KeypointError.invalidFrame(path: path, frame: position, reason: "index \(frame.i) or time \(frame.t) is not valid")
             }
             if let p = previous, frame.i <= p.i || frame.t <= p.t {
-                throw DatasetError.invalidFrame(path: path, frame: position,
+                throw KeypointError.invalidFrame(path: path, frame: position,
                                                 reason: "frame \(frame.i) at \(frame.t)s does not follow frame \(p.i) at \(p.t)s")
             }
             previous = frame
             for (h, hand) in frame.hands.enumerated() {
-                func fail(_ reason: String) -> DatasetError { .invalidHand(path: path, frame: frame.i, hand: h, reason: reason) }
+                func fail(_ reason: String) -> KeypointError { .invalidHand(path: path, frame: frame.i, hand: h, reason: reason) }
                 guard hand.landmarks.count == Joint.count else { throw fail("\(hand.landmarks.count) landmarks, expected \(Joint.count)") }
                 if let bad = hand.landmarks.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
                     throw fail("landmark \(bad) is \(hand.landmarks[bad].prefix(4)), expected 3 finite numbers")
@@ -178,26 +182,12 @@ public func describe(_ error: Error) -> String {
     return "\(error)"
 }
 
-extension KeypointFile.Hand {
-    public init(_ h: HandObservation) {
-        func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
-        self.init(chirality: h.chirality, handedness: (h.handedness * 1e5).rounded() / 1e5,
-                  presence: (h.presence * 1e5).rounded() / 1e5,
-                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded), region: h.region)
-    }
-
-    /// Landmark `j` in pixels of a `width` x `height` frame.
-    public func pixel(_ j: Int, width: Int, height: Int) -> SIMD2<Double> {
-        SIMD2(Double(landmarks[j][0]) * Double(width), Double(landmarks[j][1]) * Double(height))
-    }
-}
-
-/// Errors of the Datasets module; each names the file and, where it applies, the frame.
-public enum DatasetError: Error, CustomStringConvertible, Equatable {
+/// Errors of reading and writing keypoint files; each names the file and, where it applies, the frame
+/// and hand.
+public enum KeypointError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, reason: String)
     case invalid(path: String, reason: String)
     case unwritable(path: String, reason: String)
-    case mismatch(path: String, reason: String)
     /// A frame (its position in the file) that breaks the format's rules.
     case invalidFrame(path: String, frame: Int, reason: String)
     /// A hand (`hand`, from 0) of frame `frame` whose shapes or values break the format's rules.
@@ -208,7 +198,6 @@ public enum DatasetError: Error, CustomStringConvertible, Equatable {
         case .unreadable(let p, let r): return "\(p): cannot be read (\(r))."
         case .invalid(let p, let r): return "\(p): \(r)."
         case .unwritable(let p, let r): return "\(p): cannot be written (\(r))."
-        case .mismatch(let p, let r): return "\(p): \(r)."
         case .invalidFrame(let p, let f, let r): return "\(p): frame \(f): \(r)."
         case .invalidHand(let p, let f, let h, let r): return "\(p): frame \(f), hand \(h): \(r)."
         }

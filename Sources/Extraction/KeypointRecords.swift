@@ -1,0 +1,29 @@
+import HandLandmarks
+import Keypoints
+
+// How the engine's values are stored in a keypoint file: the one place that knows both sides.
+
+extension KeypointFile.Settings {
+    /// The file fields of the engine's options.
+    public init(_ o: HandTrackerOptions) {
+        self.init(model: o.model.rawValue, maxHands: o.maxHands, minDetectionConfidence: o.minDetectionConfidence,
+                  minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
+                  smoothing: o.smoothing, rules: o.rules.rawValue)
+    }
+}
+
+extension KeypointFile.Region {
+    public init(_ r: RegionOfInterest) {
+        self.init(xCenter: r.xCenter, yCenter: r.yCenter, width: r.width, height: r.height, rotation: r.rotation)
+    }
+}
+
+extension KeypointFile.Hand {
+    /// A hand as stored: coordinates rounded to 1e-6, scores to 1e-5.
+    public init(_ h: HandObservation) {
+        func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
+        self.init(chirality: h.chirality, handedness: (h.handedness * 1e5).rounded() / 1e5,
+                  presence: (h.presence * 1e5).rounded() / 1e5,
+                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded), region: KeypointFile.Region(h.region))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+extension KeypointFile {
+    /// The extraction settings that made a file, as stable documented fields (not the engine's option
+    /// type). Every field is optional: a file that does not record one is read, and compares unequal
+    /// to any asked value (its settings are unknown, not assumed). Values are strings where the engine
+    /// has a choice, so a reader of this version accepts a choice a later version adds.
+    public struct Settings: Codable, Sendable, Hashable {
+        /// `full` or `lite`: which palm-detection and hand-landmark models.
+        public var model: String?
+        /// The most hands reported per frame.
+        public var maxHands: Int?
+        /// Palm detections scoring below this are dropped (0...1).
+        public var minDetectionConfidence: Float?
+        /// Hands whose landmark model's presence score is below this are dropped (0...1).
+        public var minPresenceConfidence: Float?
+        /// `video` (hands tracked from frame to frame) or `image` (every frame detected afresh).
+        public var mode: String?
+        /// The footage is mirrored (selfie view) and chirality was flipped back.
+        public var mirrored: Bool?
+        /// Landmarks were smoothed over time.
+        public var smoothing: Bool?
+        /// `tasks` (MediaPipe Tasks' HandLandmarker) or `legacy` (`mp.solutions.hands`).
+        public var rules: String?
+
+        public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
+                    minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
+                    smoothing: Bool? = nil, rules: String? = nil) {
+            self.model = model; self.maxHands = maxHands
+            self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
+            self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.rules = rules
+        }
+
+        /// The fields in which these settings differ from `asked`, as "field: this (asked that)".
+        public func differences(from asked: Settings) -> [String] {
+            func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "not recorded" }
+            var out: [String] = []
+            func check<T: Equatable>(_ name: String, _ a: T?, _ b: T?) {
+                if a != b { out.append("\(name): \(text(a)) (asked \(text(b)))") }
+            }
+            check("model", model, asked.model)
+            check("maxHands", maxHands, asked.maxHands)
+            check("minDetectionConfidence", minDetectionConfidence, asked.minDetectionConfidence)
+            check("minPresenceConfidence", minPresenceConfidence, asked.minPresenceConfidence)
+            check("mode", mode, asked.mode)
+            check("mirrored", mirrored, asked.mirrored)
+            check("smoothing", smoothing, asked.smoothing)
+            check("rules", rules, asked.rules)
+            return out
+        }
+    }
+
+    /// The rotated rectangle the landmark model looked at, in normalised image coordinates (MediaPipe's
+    /// `NormalizedRect`): centre and size as fractions of the frame, rotation in radians, clockwise on
+    /// screen.
+    public struct Region: Codable, Sendable, Equatable {
+        public var xCenter: Float
+        public var yCenter: Float
+        public var width: Float
+        public var height: Float
+        public var rotation: Float
+
+        public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float) {
+            self.xCenter = xCenter; self.yCenter = yCenter; self.width = width; self.height = height; self.rotation = rotation
+        }
+    }
+}
+
+extension KeypointFile.Hand {
+    /// Landmark `j` in pixels of a `width` x `height` frame.
+    public func pixel(_ j: Int, width: Int, height: Int) -> SIMD2<Double> {
+        SIMD2(Double(landmarks[j][0]) * Double(width), Double(landmarks[j][1]) * Double(height))
+    }
+}

@@ -1,0 +1,53 @@
+import Annotations
+import Datasets
+import Foundation
+import Keypoints
+import XCTest
+
+/// Resampling on real timestamps, gaps, the hand choice and window edges, on hand-built keypoint files.
+final class WindowingTests: XCTestCase {
+    func testResamplingInterpolatesOnRealTimestamps() {
+        let f = keypointFile(times: (0..<50).map { Double($0) / 25 }, x: { Float(0.1 + 0.5 * $0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 30, hand: .any)
+        XCTAssertEqual(track.times.count, 30)
+        for (k, t) in track.times.enumerated() {
+            XCTAssertEqual(Double(track.slots[k][0]!.joints[0].x), 0.1 + 0.5 * t, accuracy: 1e-5, "frame \(k)")
+        }
+    }
+
+    func testVariableRateBecomesUniform() {
+        let times = [0, 0.03, 0.11, 0.12, 0.3, 0.41, 0.5, 0.77, 0.8, 1.0, 1.1]
+        let f = keypointFile(times: times, x: { Float($0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 10, hand: .any)
+        XCTAssertEqual(track.times, (0..<10).map { Double($0) / 10 })
+        for (k, t) in track.times.enumerated() { XCTAssertEqual(Double(track.slots[k][0]!.joints[0].x), t, accuracy: 1e-5) }
+    }
+
+    func testGapsUseTheNearestFrameOrNothing() {
+        // Frames 10..19 (0.4..0.76 s) have no hand.
+        let f = keypointFile(times: (0..<25).map { Double($0) / 25 }, x: { Float($0) }, present: { !(10..<20).contains($0) })
+        let track = Windowing.resample(f, start: 0, end: 1, fps: 25, hand: .any)
+        XCTAssertNotNil(track.slots[9][0])
+        XCTAssertNil(track.slots[12][0])
+        // 0.39 s lies between a frame with a hand (0.36) and one without (0.40): nearest wins.
+        let odd = Windowing.resample(f, start: 0.39, end: 0.4, fps: 100, hand: .any)
+        XCTAssertNil(odd.slots[0][0])
+    }
+
+    func testHandChoice() {
+        let f = keypointFile(times: [0, 0.04], x: { _ in 0.2 }, second: true)
+        XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .left).slots[0][0]?.chirality, .left)
+        XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .any).slots[0][0]?.chirality, .right)
+        let both = Windowing.resample(f, start: 0, end: 0.04, fps: 25, hand: .both).slots[0]
+        XCTAssertEqual(both.map { $0?.chirality }, [.left, .right])
+    }
+
+    func testWindowEdges() {
+        XCTAssertEqual(Windowing.windowStarts(count: 130, window: 60, stride: 60, dropShort: false, padTail: false), [0, 60])
+        XCTAssertEqual(Windowing.windowStarts(count: 130, window: 60, stride: 60, dropShort: false, padTail: true), [0, 60, 120])
+        XCTAssertEqual(Windowing.windowStarts(count: 100, window: 60, stride: 20, dropShort: false, padTail: false), [0, 20, 40])
+        XCTAssertEqual(Windowing.windowStarts(count: 30, window: 60, stride: 60, dropShort: false, padTail: false), [0])
+        XCTAssertEqual(Windowing.windowStarts(count: 30, window: 60, stride: 60, dropShort: true, padTail: false), [])
+        XCTAssertEqual(Windowing.windowStarts(count: 0, window: 60, stride: 60, dropShort: false, padTail: false), [])
+    }
+}

@@ -50,6 +50,11 @@ public struct ExtractionPipeline {
         let engineThreads = jobCount == 1 ? ProcessInfo.processInfo.activeProcessorCount : 1
         let workerArguments = ["--models", modelsDirectory.path, "--complexity", models.complexity.rawValue,
                                "--threads", "\(engineThreads)"]
+        // A failure is recorded beside the outputs (for `status`) and reported.
+        func failed(_ item: InputFiles.Item, _ reason: String) {
+            FailureRecord(input: item.relative, reason: reason).write(in: root)
+            events(.failed(item.relative, reason: reason))
+        }
         let next = WorkQueue(count: items.count)
         let stop = StopSignal()
         defer { stop.release() }
@@ -80,9 +85,14 @@ public struct ExtractionPipeline {
                     let job = ExtractionJob(input: item.url.path, output: out.path, relative: item.relative, options: opts)
                     let event = try worker!.run(job) { events(.frames($0)) }
                     switch event.kind {
-                    case .done: events(.done(item.relative, frames: event.frames, hands: event.hands))
-                    case .incomplete: events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
-                    case .failed, .frames: events(.failed(item.relative, reason: event.reason ?? "failed"))
+                    case .done:
+                        FailureRecord.remove(for: item.relative, in: root)
+                        events(.done(item.relative, frames: event.frames, hands: event.hands))
+                    case .incomplete:
+                        FailureRecord.remove(for: item.relative, in: root)
+                        events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
+                    case .failed, .frames:
+                        failed(item, event.reason ?? "failed")
                     }
                 } catch let died as WorkerProcess.Died {
                     // The worker's half-written output, if any, goes with it.
@@ -90,9 +100,9 @@ public struct ExtractionPipeline {
                     stop.untrack(worker!)
                     worker = nil
                     if stop.requested { break }
-                    events(.failed(item.relative, reason: "\(item.url.path): \(died.description); the other files go on"))
+                    failed(item, "\(item.url.path): \(died.description); the other files go on")
                 } catch {
-                    events(.failed(item.relative, reason: "\(item.url.path): cannot start a worker process (\(error))"))
+                    failed(item, "\(item.url.path): cannot start a worker process (\(error))")
                 }
             }
         }

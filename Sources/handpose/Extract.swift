@@ -31,6 +31,10 @@ struct Extract: ParsableCommand {
     @Flag(help: "Redo inputs whose outputs are up to date.")
     var overwrite = false
 
+    @Option(help: ArgumentHelp("Do only shard I of N (from 0), e.g. 2/8; auto reads a Slurm array task's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT; auto/N takes the index from Slurm or Kubernetes' JOB_COMPLETION_INDEX.",
+                               discussion: "Inputs are assigned by their relative paths and sizes, the same on every machine: N shard runs into one output folder write what one run would."))
+    var shard: String?
+
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
 
@@ -42,10 +46,24 @@ struct Extract: ParsableCommand {
         } catch let error as ExtractionError {
             throw ValidationError("\(error)")
         }
+        var items = found.items
+        if let shard {
+            // Every input is found and checked for collisions first, then this shard's share is taken.
+            let part: Shard
+            do { part = try Shard.parse(shard) } catch { throw ValidationError("\(error)") }
+            items = part.select(found.items)
+            if !quiet {
+                FileHandle.standardError.write(Data("shard \(part): \(items.count) of \(found.items.count) inputs\n".utf8))
+            }
+        }
         let pipeline = try extraction.pipeline(overwrite: overwrite)
-        let report = Report(total: found.items.count, quiet: quiet)
+        let report = Report(total: items.count, quiet: quiet)
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
-        guard !found.items.isEmpty else {
+        if shard != nil && items.isEmpty && !found.items.isEmpty {
+            report.finish(seconds: 0, output: output)
+            return
+        }
+        guard !items.isEmpty else {
             report.finish(seconds: 0, output: output)
             var hint = "no clips or images found in \(inputs.joined(separator: ", "))"
             if found.subfoldersNotSearched > 0 { hint += "; \(found.subfoldersNotSearched) sub-folders were not searched: add -r" }
@@ -60,7 +78,7 @@ struct Extract: ParsableCommand {
             FileHandle.standardError.write(Data("note: \(found.subfoldersNotSearched) sub-folders not searched; add -r to include them\n".utf8))
         }
         let start = Date()
-        let finished = pipeline.run(found.items, into: URL(fileURLWithPath: output)) { report.record($0) }
+        let finished = pipeline.run(items, into: URL(fileURLWithPath: output)) { report.record($0) }
         report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: !finished)
         if !finished { throw ExitCode(130) }
         if report.failures > 0 { throw ExitCode(1) }

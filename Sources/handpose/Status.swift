@@ -1,0 +1,113 @@
+import ArgumentParser
+import Extraction
+import Foundation
+import Keypoints
+
+/// `handpose status`: what an output folder holds for a list of inputs, for runs spread over machines.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Say which inputs have keypoints in OUT, which are missing, failed (and why) or were made otherwise; write OUT/index.jsonl.",
+        discussion: """
+        Exit code 0 only when every input is done (keypoints present, complete, newer than the input, made with \
+        the settings and models the extraction flags ask for). With --shards N the counts are given per shard of \
+        `extract --shard I/N`, so a cluster user knows which array tasks to resubmit. OUT/index.jsonl gets one \
+        line per input (path, state, frames, hands, frames with a hand, settings, models) for training code to \
+        read instead of walking the folder.
+        """
+    )
+
+    @Argument(help: "The output folder of `handpose extract`.")
+    var output: String
+
+    @Option(parsing: .upToNextOption, help: "The clips, images or folders given to extract.")
+    var inputs: [String]
+
+    @Flag(name: .shortAndLong, help: "Descend into sub-folders (as extract -r).")
+    var recursive = false
+
+    @Option(help: "The number of shards the run was split into (extract --shard I/N): counts per shard.")
+    var shards: Int?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    @OptionGroup(title: "Extraction (what the keypoints must have been made with)")
+    var extraction: ExtractionFlags
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give the inputs extract was given: --inputs INPUT...") }
+        if let shards, shards < 1 { throw ValidationError("--shards must be at least 1") }
+    }
+
+    func run() throws {
+        let found: InputFiles.Found
+        do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as ExtractionError { throw ValidationError("\(e)") }
+        let root = URL(fileURLWithPath: output)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+            throw ValidationError("\(output): no such folder")
+        }
+        // The models asked for, when they can be found here (a login node may not have them).
+        let models: [String: String]?
+        var notes: [String] = []
+        if let pipeline = try? extraction.pipeline(overwrite: false) { models = pipeline.models.hashes } else {
+            models = nil
+            notes.append("models not found here: which models made the files is not checked")
+        }
+        let indexURL = root.appendingPathComponent("index.jsonl")
+        let flags = extraction
+        let status = ExtractionStatus.check(found.items, root: root, settings: { flags.options(forStill: $0) }, models: models,
+                                            shards: shards, previous: ExtractionStatus.loadIndex(indexURL))
+        do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
+        if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {
+            printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes)
+        }
+        if !status.complete || found.skipped.contains(where: \.lost) { throw ExitCode(1) }
+    }
+
+    func printText(_ status: ExtractionStatus, skipped: [String], notes: [String]) {
+        let states = ExtractionStatus.State.allCases
+        func line(_ name: String, _ shard: Int?) -> String {
+            let total = status.entries.filter { shard == nil || $0.shard == shard }.count
+            let parts = states.compactMap { s -> String? in
+                let n = status.count(s, shard: shard)
+                return n == 0 && s != .done ? nil : "\(n) \(s.rawValue)"
+            }
+            return "\(name): \(total) inputs: " + parts.joined(separator: ", ")
+        }
+        if let n = status.shards {
+            for k in 0..<n {
+                let text = line("shard \(k)/\(n)", k)
+                let open = status.entries.contains { $0.shard == k && $0.state != .done }
+                print(text + (open ? "  <- resubmit" : ""))
+            }
+        }
+        print(line("overall", nil))
+        for e in status.entries where e.state != .done {
+            print("  \(e.state.rawValue): \(e.path)" + (e.shard.map { " (shard \($0))" } ?? "") + (e.reason.map { ": \($0)" } ?? ""))
+        }
+        for s in skipped { print("  passed over: \(s)") }
+        for n in notes { print("note: \(n)") }
+        print("index: \(URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path)")
+        if status.complete { print("complete") }
+    }
+
+    func printJSON(_ status: ExtractionStatus, skipped: [String], notes: [String]) throws {
+        struct Counts: Encodable { var shard: Int?; var inputs: Int; var counts: [String: Int] }
+        struct Out: Encodable {
+            var complete: Bool; var overall: Counts; var shards: [Counts]?
+            var open: [ExtractionStatus.Entry]; var skipped: [String]; var notes: [String]; var index: String
+        }
+        func counts(_ shard: Int?) -> Counts {
+            let states = ExtractionStatus.State.allCases
+            return Counts(shard: shard, inputs: status.entries.filter { shard == nil || $0.shard == shard }.count,
+                          counts: Dictionary(uniqueKeysWithValues: states.map { ($0.rawValue, status.count($0, shard: shard)) }))
+        }
+        let out = Out(complete: status.complete, overall: counts(nil), shards: status.shards.map { n in (0..<n).map { counts($0) } },
+                      open: status.entries.filter { $0.state != .done }, skipped: skipped, notes: notes,
+                      index: URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(out), as: UTF8.self))
+    }
+}

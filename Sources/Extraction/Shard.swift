@@ -12,10 +12,14 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
-    /// Parses `I/N`, `auto` (Slurm array: index from SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN,
-    /// count from SLURM_ARRAY_TASK_COUNT or MAX - MIN + 1) or `auto/N` (index from
-    /// SLURM_ARRAY_TASK_ID, or Kubernetes' JOB_COMPLETION_INDEX, count N).
-    public static func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Shard {
+    /// Parses `I/N`, `auto` or `auto/N`. With `auto` the index is the Slurm array task's
+    /// SLURM_ARRAY_TASK_ID (submit arrays as --array=0-(N-1)) or Kubernetes' JOB_COMPLETION_INDEX. The
+    /// count is N of `auto/N`; else `recorded`, the count an earlier sharded run into the same output
+    /// folder used (so resubmitting only task 3, whose array holds one task, still splits N ways); else,
+    /// for a whole array from 0 (SLURM_ARRAY_TASK_MIN 0, SLURM_ARRAY_TASK_MAX = COUNT - 1), its size.
+    /// An array that disagrees with the recorded count is refused rather than split another way.
+    public static func parse(_ text: String, recorded: Int? = nil,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Shard {
         func fail(_ reason: String) -> ExtractionError { .input(path: "--shard \(text)", reason: reason) }
         func number(_ name: String) throws -> Int? {
             guard let v = environment[name] else { return nil }
@@ -25,9 +29,8 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var index: Int, count: Int
         if parts[0] == "auto" {
-            let min = try number("SLURM_ARRAY_TASK_MIN") ?? 0
             if let task = try number("SLURM_ARRAY_TASK_ID") {
-                index = task - min
+                index = task
             } else if let k8s = try number("JOB_COMPLETION_INDEX") {
                 index = k8s
             } else {
@@ -37,12 +40,18 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
                 guard let n = Int(parts[1]) else { throw fail("expected auto/N with N a number") }
                 count = n
             } else if parts.count == 1 {
-                if let n = try number("SLURM_ARRAY_TASK_COUNT") {
-                    count = n
-                } else if let max = try number("SLURM_ARRAY_TASK_MAX") {
-                    count = max - min + 1
+                let min = try number("SLURM_ARRAY_TASK_MIN"), max = try number("SLURM_ARRAY_TASK_MAX")
+                let size = try number("SLURM_ARRAY_TASK_COUNT")
+                let whole = min == 0 && max != nil && size == max! + 1 ? size : nil
+                if let recorded {
+                    if let whole, whole != recorded {
+                        throw fail("the output folder was split \(recorded) ways by an earlier run, but this array has \(whole) tasks; give auto/\(recorded) to go on, or auto/\(whole) to split anew")
+                    }
+                    count = recorded
+                } else if let whole {
+                    count = whole
                 } else {
-                    throw fail("the shard count is unknown: SLURM_ARRAY_TASK_COUNT is not set; give auto/N")
+                    throw fail("the shard count is unknown (this array does not run tasks 0 to N-1 and no earlier sharded run is recorded); give auto/N")
                 }
             } else {
                 throw fail("expected I/N, auto or auto/N")
@@ -54,6 +63,23 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
         guard count >= 1 else { throw fail("the shard count must be at least 1") }
         guard (0..<count).contains(index) else { throw fail("shard \(index) is not one of 0 to \(count - 1)") }
         return Shard(index: index, count: count)
+    }
+
+    /// Where a sharded run records its shard count in the output folder.
+    public static func recordURL(in root: URL) -> URL { root.appendingPathComponent(".handpose-shards") }
+
+    /// The shard count recorded in `root`, if any.
+    public static func recorded(in root: URL) -> Int? {
+        (try? String(contentsOf: recordURL(in: root), encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Records this shard count in `root` (a temporary name, then a rename: concurrent tasks write the same).
+    public func record(in root: URL) {
+        let url = Self.recordURL(in: root)
+        let temporary = root.appendingPathComponent(".handpose-shards.\(getpid()).partial")
+        if (try? Data("\(count)\n".utf8).write(to: temporary)) != nil, rename(temporary.path, url.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+        }
     }
 
     /// The shard of each item, balanced by bytes: largest files first (ties by relative path), each to

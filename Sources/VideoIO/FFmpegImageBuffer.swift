@@ -12,6 +12,13 @@ import Glibc
 /// end (`AV_INPUT_BUFFER_PADDING_SIZE`, 64 bytes). A packed `width * 3` array has neither: 200x200
 /// and 683x384 JPEGs wrote past it and corrupted the heap. So every such buffer is one of these.
 ///
+/// Rows are also wide enough for FFmpeg's pixel loops: swscale's unscaled YUV-to-RGB converters
+/// work on 8 pixels at a time and, when the rounded-up row does not fit the line size, leave the last
+/// `width % 8` pixels of every row unwritten (a 340-pixel clip kept 4 columns of whatever the memory
+/// held, and its keypoints changed from run to run). `av_frame_get_buffer` widens the row until the
+/// line size is aligned for the same reason; `init(width:bytesPerPixel:rows:)` rounds the width up to
+/// 16 pixels before aligning.
+///
 /// With `guardPages` on, the padded end of the buffer sits exactly against an inaccessible page, so a
 /// write (or read) past the padding faults at once instead of corrupting memory: AddressSanitizer cannot
 /// see inside FFmpeg, which is not instrumented. Tests and `HANDPOSE_GUARD_PAGES=1` turn it on.
@@ -29,6 +36,17 @@ public final class FFmpegImageBuffer {
     /// The first row.
     public let base: UnsafeMutablePointer<UInt8>
     private let mapping: (start: UnsafeMutableRawPointer, length: Int)?
+
+    /// A buffer for `rows` rows of `width` pixels of `bytesPerPixel` bytes, rows widened for FFmpeg's
+    /// pixel loops (see above).
+    public convenience init(width: Int, bytesPerPixel: Int, rows: Int) {
+        self.init(rowBytes: Self.rowBytes(width: width, bytesPerPixel: bytesPerPixel), rows: rows)
+    }
+
+    /// The bytes a row of `width` pixels gets: the width rounded up to 16 pixels.
+    public static func rowBytes(width: Int, bytesPerPixel: Int) -> Int {
+        (width + 15) / 16 * 16 * bytesPerPixel
+    }
 
     /// A buffer for `rows` rows of `rowBytes` bytes each.
     public init(rowBytes: Int, rows: Int) {

@@ -245,8 +245,8 @@ public final class VideoReader {
         let width = Int(w), height = Int(h)
         // swscale writes whole vectors: it gets an aligned, padded destination (see FFmpegImageBuffer),
         // and the rows are then packed into the frame.
-        if destination == nil || destination!.rows != height || destination!.lineSize < width * 3 {
-            destination = FFmpegImageBuffer(rowBytes: width * 3, rows: height)
+        if destination == nil || destination!.rows != height || destination!.lineSize < FFmpegImageBuffer.rowBytes(width: width, bytesPerPixel: 3) {
+            destination = FFmpegImageBuffer(width: width, bytesPerPixel: 3, rows: height)
         }
         let target = destination!
         var dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]

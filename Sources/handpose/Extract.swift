@@ -50,7 +50,9 @@ struct Extract: ParsableCommand {
         if let shard {
             // Every input is found and checked for collisions first, then this shard's share is taken.
             let part: Shard
-            do { part = try Shard.parse(shard) } catch { throw ValidationError("\(error)") }
+            let root = URL(fileURLWithPath: output)
+            do { part = try Shard.parse(shard, recorded: Shard.recorded(in: root)) } catch { throw ValidationError("\(error)") }
+            part.record(in: root)
             items = part.select(found.items)
             if !quiet {
                 FileHandle.standardError.write(Data("shard \(part): \(items.count) of \(found.items.count) inputs\n".utf8))

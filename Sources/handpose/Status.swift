@@ -25,7 +25,7 @@ struct Status: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Descend into sub-folders (as extract -r).")
     var recursive = false
 
-    @Option(help: "The number of shards the run was split into (extract --shard I/N): counts per shard.")
+    @Option(help: "The number of shards the run was split into (extract --shard I/N): counts per shard. Default: the count the sharded runs recorded in OUT.")
     var shards: Int?
 
     @Flag(help: "Print JSON instead of text.")
@@ -57,7 +57,7 @@ struct Status: ParsableCommand {
         let indexURL = root.appendingPathComponent("index.jsonl")
         let flags = extraction
         let status = ExtractionStatus.check(found.items, root: root, settings: { flags.options(forStill: $0) }, models: models,
-                                            shards: shards, previous: ExtractionStatus.loadIndex(indexURL))
+                                            shards: shards ?? Shard.recorded(in: root), previous: ExtractionStatus.loadIndex(indexURL))
         do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
         if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {
             printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes)

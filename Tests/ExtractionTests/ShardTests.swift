@@ -7,11 +7,16 @@ import XCTest
 final class ShardTests: XCTestCase {
     func testParsing() throws {
         XCTAssertEqual(try Shard.parse("2/4", environment: [:]), Shard(index: 2, count: 4))
-        let slurm = ["SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_MAX": "8", "SLURM_ARRAY_TASK_COUNT": "4"]
+        let slurm = ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3", "SLURM_ARRAY_TASK_COUNT": "4"]
         XCTAssertEqual(try Shard.parse("auto", environment: slurm), Shard(index: 2, count: 4))
-        var noCount = slurm
-        noCount["SLURM_ARRAY_TASK_COUNT"] = nil
-        XCTAssertEqual(try Shard.parse("auto", environment: noCount), Shard(index: 2, count: 4), "MAX - MIN + 1")
+        // Task 2 resubmitted alone (--array=2): its array has one task; the count comes from the earlier run.
+        let alone = ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": "1"]
+        XCTAssertEqual(try Shard.parse("auto", recorded: 4, environment: alone), Shard(index: 2, count: 4))
+        XCTAssertThrowsError(try Shard.parse("auto", environment: alone)) { XCTAssertTrue("\($0)".contains("give auto/N"), "\($0)") }
+        // Tasks 0-1 of 4 resubmitted as --array=0-1 look like a whole array of 2: refused, not split anew.
+        let two = ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "1", "SLURM_ARRAY_TASK_COUNT": "2"]
+        XCTAssertThrowsError(try Shard.parse("auto", recorded: 4, environment: two)) { XCTAssertTrue("\($0)".contains("give auto/4"), "\($0)") }
+        XCTAssertEqual(try Shard.parse("auto/4", recorded: 4, environment: two), Shard(index: 1, count: 4))
         XCTAssertEqual(try Shard.parse("auto/10", environment: ["JOB_COMPLETION_INDEX": "9"]), Shard(index: 9, count: 10))
         for (text, env, needle) in [("4/4", [String: String](), "not one of 0 to 3"), ("1/0", [:], "at least 1"), ("x", [:], "expected I/N"),
                                     ("auto", [:], "SLURM_ARRAY_TASK_ID"), ("auto", ["JOB_COMPLETION_INDEX": "1"], "give auto/N"),

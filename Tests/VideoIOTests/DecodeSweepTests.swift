@@ -93,6 +93,35 @@ final class DecodeSweepTests: XCTestCase {
         XCTAssertGreaterThan(decoded, 15)
     }
 
+    /// Every column is decoded: swscale's YUV-to-RGB loops convert 8 pixels at a time and, in a row too
+    /// tight for the rounded-up width, left the last `width % 8` columns unwritten (340-pixel clips kept 4
+    /// columns of stale memory, and their keypoints changed from run to run). A solid red clip must be
+    /// red to its last column, in every even width from 330 to 346 and in 4:2:0 and 4:2:2.
+    func testTheLastColumnsAreDecodedInEveryWidth() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw XCTSkip("ffmpeg command absent")
+        }
+        for (codec, pixfmt, container) in [("mpeg4", "yuv420p", "mp4"), ("mjpeg", "yuvj422p", "avi")] {
+            for w in stride(from: 330, through: 346, by: 2) {
+                let url = dir.appendingPathComponent("red_\(pixfmt)_\(w).\(container)")
+                let made = try run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:size=\(w)x64:rate=10",
+                                            "-frames:v", "2", "-c:v", codec, "-q:v", "2", "-pix_fmt", pixfmt, url.path])
+                XCTAssertEqual(made.status, 0, made.output)
+                let reader = try VideoReader(url: url)
+                while let f = try reader.nextFrame() {
+                    XCTAssertEqual([f.width, f.height], [w, 64], url.lastPathComponent)
+                    for y in [0, 31, 63] where y < f.height {
+                        for x in max(0, f.width - 9)..<f.width {
+                            let p = f[x, y]
+                            XCTAssertTrue(p.r > 200 && p.g < 60 && p.b < 60, "\(url.lastPathComponent) frame \(f.index) (\(x), \(y)) is \(p), not red")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The buffer itself: rows aligned, the padding usable, the byte after it inaccessible.
     func testGuardPageSitsRightAfterThePadding() throws {
         let buffer = FFmpegImageBuffer(rowBytes: 683 * 3, rows: 3)

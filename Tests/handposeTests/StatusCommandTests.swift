@@ -13,18 +13,6 @@ final class StatusCommandTests: XCTestCase {
     }
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
-    /// Every regular file under `folder` by relative path, except the index `status` writes.
-    func contents(_ folder: URL) throws -> [String: Data] {
-        var out: [String: Data] = [:]
-        let base = folder.standardizedFileURL.path + "/"
-        for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {
-            let path = url.standardizedFileURL.path
-            guard !path.hasSuffix("index.jsonl"), (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
-            out[String(path.dropFirst(base.count))] = try Data(contentsOf: url)
-        }
-        return out
-    }
-
     func testShardsAddUpToOneRunAndStatusSaysWhatIsLeft() throws {
         let models = try ToolRunner.models()
         let inputs = dir.appendingPathComponent("in")
@@ -44,7 +32,8 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertTrue(text.contains("shard 0/3") && text.contains("missing") && text.contains("<- resubmit"), text)
         XCTAssertFalse(text.contains("complete\n"), text)
         for k in [0, 2] {
-            let env = ["SLURM_ARRAY_TASK_ID": "\(k + 10)", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "3"]
+            // Tasks 0 and 2 of a --array=0-2 job; the count also matches the one recorded by shard 1/3.
+            let env = ["SLURM_ARRAY_TASK_ID": "\(k)", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": "3"]
             let (c, t) = try ToolRunner.run(["extract", inputs.path, "-r", "-o", sharded, "--shard", "auto", "--models", models], environment: env)
             XCTAssertEqual(c, 0, t)
         }
@@ -52,7 +41,7 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.hasSuffix("complete\n"), text)
         XCTAssertEqual(try ToolRunner.run(["extract", inputs.path, "-r", "-o", single, "--models", models]).0, 0)
-        let a = try contents(URL(fileURLWithPath: sharded)), b = try contents(URL(fileURLWithPath: single))
+        let a = try ToolRunner.files(in: URL(fileURLWithPath: sharded)), b = try ToolRunner.files(in: URL(fileURLWithPath: single))
         XCTAssertEqual(a.keys.sorted(), b.keys.sorted())
         XCTAssertTrue(a == b, "three shard runs write what one run writes, byte for byte")
         let index = try String(contentsOfFile: sharded + "/index.jsonl", encoding: .utf8).split(separator: "\n")

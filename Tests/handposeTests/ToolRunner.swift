@@ -35,4 +35,17 @@ enum ToolRunner {
         }
         return m.path
     }
+
+    /// Every regular file under `folder` by relative path, except what `status` and sharded runs add
+    /// (index.jsonl, .handpose-shards).
+    static func files(in folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let base = folder.standardizedFileURL.path + "/"
+        for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {
+            let path = url.standardizedFileURL.path
+            guard !path.hasSuffix("index.jsonl"), !path.hasSuffix(".handpose-shards"), (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+            out[String(path.dropFirst(base.count))] = try Data(contentsOf: url)
+        }
+        return out
+    }
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A real one-node Slurm cluster on this machine, for the Slurm test (and for trying the recipes by hand):
+#   scripts/slurm-cluster.sh up STATE_DIR     start munged (if not running), slurmctld and slurmd; wait for the node
+#   scripts/slurm-cluster.sh down STATE_DIR   stop exactly the daemons `up` started and remove STATE_DIR
+# After `up`, export SLURM_CONF=STATE_DIR/slurm.conf for sbatch, squeue and sinfo.
+# Exit 2, with the reason on stderr, when Slurm cannot run here (not installed, not root): callers skip.
+set -euo pipefail
+cmd=${1:-}; state=${2:-}
+[ -n "$cmd" ] && [ -n "$state" ] || { echo "usage: $0 up|down STATE_DIR" >&2; exit 64; }
+
+down() {
+  for name in slurmd slurmctld munged; do
+    if [ -f "$state/$name.pid" ]; then
+      pid=$(cat "$state/$name.pid")
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+  # Jobs' processes that outlived slurmd (proctrack/linuxproc tracks by parentage only).
+  [ -f "$state/slurm.conf" ] && pkill -f "slurmstepd.*" 2>/dev/null || true
+  rm -rf "$state"
+}
+
+if [ "$cmd" = down ]; then down; exit 0; fi
+[ "$cmd" = up ] || { echo "usage: $0 up|down STATE_DIR" >&2; exit 64; }
+
+skip() { echo "slurm-cluster: $*" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || skip "Slurm's daemons need root here (this is uid $(id -u))"
+for b in munged slurmctld slurmd sbatch sinfo; do
+  command -v "$b" >/dev/null || skip "$b is not installed (make setup installs slurm-wlm and munge)"
+done
+
+mkdir -p "$state"/{spool,ctld,log}
+state=$(cd "$state" && pwd)
+# munge: a key once per machine, then the daemon unless one already runs.
+if [ ! -s /etc/munge/munge.key ]; then
+  mkdir -p /etc/munge && dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key status=none
+  chown munge:munge /etc/munge/munge.key 2>/dev/null || true
+  chmod 0400 /etc/munge/munge.key
+fi
+if ! munge -n >/dev/null 2>&1; then
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
+  if id munge >/dev/null 2>&1; then
+    su -s /bin/sh munge -c "munged --pid-file=$state/munged.pid.tmp" 2>"$state/log/munged.err" ||
+      skip "munged did not start: $(cat "$state/log/munged.err")"
+  else
+    munged --force --pid-file="$state/munged.pid.tmp" 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
+  fi
+  for _ in $(seq 50); do [ -s "$state/munged.pid.tmp" ] && break; sleep 0.1; done
+  cp "$state/munged.pid.tmp" "$state/munged.pid" 2>/dev/null || true
+  munge -n >/dev/null 2>&1 || skip "munge does not answer"
+fi
+
+host=$(hostname -s)
+node=$(slurmd -C | head -1)
+cpus=$(sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' <<<"$node")
+memory=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$node")
+cat > "$state/slurm.conf" <<CONF
+ClusterName=handpose-test
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+SchedulerType=sched/backfill
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$state/ctld
+SlurmdSpoolDir=$state/spool
+SlurmctldPidFile=$state/slurmctld.pid
+SlurmdPidFile=$state/slurmd.pid
+SlurmctldLogFile=$state/log/slurmctld.log
+SlurmdLogFile=$state/log/slurmd.log
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+MaxArraySize=10001
+NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
+PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$state/slurm.conf
+slurmctld -f "$SLURM_CONF" -i 2>"$state/log/slurmctld.err" || { cat "$state/log/slurmctld.err" >&2; down; skip "slurmctld did not start"; }
+slurmd -f "$SLURM_CONF" 2>"$state/log/slurmd.err" || { cat "$state/log/slurmd.err" >&2; down; skip "slurmd did not start"; }
+for _ in $(seq 180); do
+  if sinfo -h -N -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
+    echo "slurm-cluster: up: node $host ($cpus CPUs, $memory MB); export SLURM_CONF=$SLURM_CONF"
+    exit 0
+  fi
+  sleep 0.5
+done
+echo "slurm-cluster: the node did not come up in 90 s; logs:" >&2
+tail -20 "$state/log/slurmctld.log" "$state/log/slurmd.log" >&2 || true
+down
+exit 1

@@ -17,8 +17,6 @@ down() {
       kill -9 "$pid" 2>/dev/null || true
     fi
   done
-  # Jobs' processes that outlived slurmd (proctrack/linuxproc tracks by parentage only).
-  [ -f "$state/slurm.conf" ] && pkill -f "slurmstepd.*" 2>/dev/null || true
   rm -rf "$state"
 }
 
@@ -42,14 +40,15 @@ fi
 if ! munge -n >/dev/null 2>&1; then
   mkdir -p /run/munge /var/log/munge /var/lib/munge
   chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
+  rm -f /run/munge/munged.pid
   if id munge >/dev/null 2>&1; then
-    su -s /bin/sh munge -c "munged --pid-file=$state/munged.pid.tmp" 2>"$state/log/munged.err" ||
-      skip "munged did not start: $(cat "$state/log/munged.err")"
+    su -s /bin/sh munge -c munged 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
   else
-    munged --force --pid-file="$state/munged.pid.tmp" 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
+    munged --force 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
   fi
-  for _ in $(seq 50); do [ -s "$state/munged.pid.tmp" ] && break; sleep 0.1; done
-  cp "$state/munged.pid.tmp" "$state/munged.pid" 2>/dev/null || true
+  for _ in $(seq 50); do [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
+  # Remembered so `down` stops the munged this script started, and no other.
+  cp /run/munge/munged.pid "$state/munged.pid" 2>/dev/null || pgrep -n -x munged > "$state/munged.pid" || true
   munge -n >/dev/null 2>&1 || skip "munge does not answer"
 fi
 

@@ -42,9 +42,9 @@ if ! munge -n >/dev/null 2>&1; then
   chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
   rm -f /run/munge/munged.pid
   if id munge >/dev/null 2>&1; then
-    su -s /bin/sh munge -c munged 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
+    su -s /bin/sh munge -c munged </dev/null >/dev/null 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
   else
-    munged --force 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
+    munged --force </dev/null >/dev/null 2>"$state/log/munged.err" || skip "munged did not start: $(cat "$state/log/munged.err")"
   fi
   for _ in $(seq 50); do [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
   # Remembered so `down` stops the munged this script started, and no other.
@@ -84,8 +84,8 @@ NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$state/slurm.conf
-slurmctld -f "$SLURM_CONF" -i 2>"$state/log/slurmctld.err" || { cat "$state/log/slurmctld.err" >&2; down; skip "slurmctld did not start"; }
-slurmd -f "$SLURM_CONF" 2>"$state/log/slurmd.err" || { cat "$state/log/slurmd.err" >&2; down; skip "slurmd did not start"; }
+slurmctld -f "$SLURM_CONF" -i </dev/null >/dev/null 2>"$state/log/slurmctld.err" || { cat "$state/log/slurmctld.err" >&2; down; skip "slurmctld did not start"; }
+slurmd -f "$SLURM_CONF" </dev/null >/dev/null 2>"$state/log/slurmd.err" || { cat "$state/log/slurmd.err" >&2; down; skip "slurmd did not start"; }
 for _ in $(seq 180); do
   if sinfo -h -N -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
     echo "slurm-cluster: up: node $host ($cpus CPUs, $memory MB); export SLURM_CONF=$SLURM_CONF"

@@ -31,7 +31,7 @@ public struct FailureRecord: Codable, Equatable, Sendable {
         let url = Self.url(for: input, in: root)
         let temporary = KeypointFile.temporaryURL(for: url)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return }
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if (try? data.write(to: temporary)) != nil, rename(temporary.path, url.path) != 0 {

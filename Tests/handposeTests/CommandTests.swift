@@ -36,8 +36,10 @@ final class CommandTests: XCTestCase {
         XCTAssertTrue(text.contains("broken.mp4"), text)
         XCTAssertTrue(text.contains("7 done, 0 skipped, 0 incomplete, 1 failed"), text)
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(written.count, 7, "\(written)")
-        XCTAssertFalse(written.contains { $0.contains("broken") || $0.contains("partial") || $0.hasPrefix(".") })
+        XCTAssertEqual(written.count, 8, "\(written)")
+        // No keypoints for the broken file, only the record of why (for `status`); no temporary file.
+        XCTAssertEqual(written.filter { $0.contains("broken") }, ["broken.mp4.failed.json"])
+        XCTAssertFalse(written.contains { $0.contains("partial") || $0.hasPrefix(".") })
         let file = try KeypointFile.load(URL(fileURLWithPath: out).appendingPathComponent("wave_0.mp4.hands.json"))
         XCTAssertEqual(file.frames.count, try VideoReader(url: clips.appendingPathComponent("actions/wave_0.mp4")).info.frameCount)
         XCTAssertEqual(file.models?.count, 2)

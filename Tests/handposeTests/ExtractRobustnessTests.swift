@@ -78,9 +78,13 @@ final class ExtractRobustnessTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: clean).appendingPathComponent(name)),
                            try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(name)), name)
         }
-        // The truncated clip keeps its frames, marked incomplete; nothing else and no temporary file remains.
+        // The truncated clip keeps its frames, marked incomplete; each failed file has only the record of
+        // why (for `status`); no temporary file remains.
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(written, (names + ["truncated.mp4.hands.json"]).sorted())
+        let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json"]
+        XCTAssertEqual(written, (names + ["truncated.mp4.hands.json"] + records).sorted())
+        let poison = try String(contentsOfFile: out + "/poison.mp4.failed.json", encoding: .utf8)
+        XCTAssertTrue(poison.contains("SIGSEGV") && poison.contains("handpose/failure@1"), poison)
         let cut = try KeypointFile.load(URL(fileURLWithPath: out).appendingPathComponent("truncated.mp4.hands.json"))
         XCTAssertNotNil(cut.incomplete)
         XCTAssertGreaterThan(cut.frames.count, 2)

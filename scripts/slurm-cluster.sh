@@ -8,14 +8,22 @@ set -euo pipefail
 cmd=${1:-}; state=${2:-}
 [ -n "$cmd" ] && [ -n "$state" ] || { echo "usage: $0 up|down STATE_DIR" >&2; exit 64; }
 
+marker=.handpose-slurm-cluster
 down() {
+  # Only a folder `up` made: it holds the marker. Jobs still running on this cluster are cancelled first,
+  # then each daemon from its pid file, if that process still is that daemon.
+  [ -f "$state/$marker" ] || { echo "slurm-cluster: $state was not made by '$0 up'; nothing done" >&2; return 0; }
+  if [ -f "$state/slurm.conf" ] && [ -f "$state/slurmctld.pid" ]; then
+    SLURM_CONF="$state/slurm.conf" scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
+    sleep 1
+  fi
   for name in slurmd slurmctld munged; do
-    if [ -f "$state/$name.pid" ]; then
-      pid=$(cat "$state/$name.pid")
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
+    [ -f "$state/$name.pid" ] || continue
+    pid=$(cat "$state/$name.pid")
+    [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$name" ] || continue
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$name" ] && kill -9 "$pid" 2>/dev/null || true
   done
   rm -rf "$state"
 }
@@ -29,8 +37,12 @@ for b in munged slurmctld slurmd sbatch sinfo; do
   command -v "$b" >/dev/null || skip "$b is not installed (make setup installs slurm-wlm and munge)"
 done
 
+if [ -e "$state" ] && [ -n "$(ls -A "$state" 2>/dev/null)" ]; then
+  echo "slurm-cluster: $state exists and is not empty; give a new folder" >&2; exit 64
+fi
 mkdir -p "$state"/{spool,ctld,log}
 state=$(cd "$state" && pwd)
+touch "$state/$marker"
 # munge: a key once per machine, then the daemon unless one already runs.
 if [ ! -s /etc/munge/munge.key ]; then
   mkdir -p /etc/munge && dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key status=none
@@ -48,11 +60,12 @@ if ! munge -n >/dev/null 2>&1; then
   fi
   for _ in $(seq 50); do [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
   # Remembered so `down` stops the munged this script started, and no other.
-  cp /run/munge/munged.pid "$state/munged.pid" 2>/dev/null || pgrep -n -x munged > "$state/munged.pid" || true
-  munge -n >/dev/null 2>&1 || skip "munge does not answer"
+  cp /run/munge/munged.pid "$state/munged.pid" 2>/dev/null || true
+  munge -n >/dev/null 2>&1 || { down; skip "munge does not answer"; }
 fi
 
 host=$(hostname -s)
+port=$((20000 + ($$ % 20000) * 2))
 node=$(slurmd -C | head -1)
 cpus=$(sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' <<<"$node")
 memory=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$node")
@@ -69,8 +82,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 SchedulerType=sched/backfill
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 StateSaveLocation=$state/ctld
 SlurmdSpoolDir=$state/spool
 SlurmctldPidFile=$state/slurmctld.pid

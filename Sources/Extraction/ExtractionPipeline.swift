@@ -66,6 +66,8 @@ public struct ExtractionPipeline {
                 let out = Self.outputURL(for: item.relative, in: root)
                 let opts = settings(InputFiles.isStillImage(item.url))
                 if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes) {
+                    // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
+                    FailureRecord.remove(for: item.relative, in: root)
                     if let incomplete = existing.incomplete {
                         events(.incomplete(item.relative, frames: existing.frames.count,
                                            reason: incomplete.error + " (kept from an earlier run; --overwrite redoes it)"))

@@ -33,6 +33,9 @@ public struct ExtractionStatus {
 
     public var complete: Bool { entries.allSatisfy { $0.state == .done } }
 
+    /// States a rerun of `extract` with the same flags fixes (an incomplete file is kept unless --overwrite).
+    public static let fixedByRerun: Set<State> = [.missing, .failed, .stale, .otherSettings, .otherModels, .unreadable]
+
     public func count(_ state: State, shard: Int? = nil) -> Int {
         entries.filter { $0.state == state && (shard == nil || $0.shard == shard) }.count
     }
@@ -80,10 +83,9 @@ public struct ExtractionStatus {
             if entry.state == .done {
                 let asked = KeypointFile.Settings(settings(InputFiles.isStillImage(item.url)))
                 let inputModified = (try? FileManager.default.attributesOfItem(atPath: item.url.path))?[.modificationDate] as? Date
-                if let failure, let failed = ISO8601DateFormatter().date(from: failure.time), failed > modified {
-                    entry.state = .failed
-                    entry.reason = failure.reason + " (\(failure.host), \(failure.time)); an older keypoint file is there"
-                } else if let inputModified, inputModified > modified {
+                // A readable keypoint file stands even if a later attempt (--overwrite) failed: failures
+                // count only for inputs without one.
+                if let inputModified, inputModified > modified {
                     entry.state = .stale
                     entry.reason = "the input changed after its keypoints were made"
                 } else if entry.settings != asked {

@@ -1,9 +1,13 @@
 import Foundation
+import Keypoints
 
 /// One part of a run split across machines: shard `index` of `count` (from 0). Every input goes to
-/// exactly one shard, decided from the inputs' relative paths and file sizes alone, so every machine
-/// that sees the same inputs computes the same split, and the union of all shards' outputs is the
-/// output of one run.
+/// exactly one shard, decided from its own relative path alone (a 64-bit FNV-1a hash), so every task
+/// computes the same split whenever it starts, and the union of all shards' outputs is the output of
+/// one run. Not balanced by file size: such a split moves files between shards whenever any other file
+/// appears, disappears or grows (a copy still running, a folder unreadable on one node), and tasks
+/// started at different times would then do some files twice and others never. With many files per
+/// shard, hashing balances bytes well enough.
 public struct Shard: Equatable, Sendable, CustomStringConvertible {
     public var index: Int
     public var count: Int
@@ -15,9 +19,9 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
     /// Parses `I/N`, `auto` or `auto/N`. With `auto` the index is the Slurm array task's
     /// SLURM_ARRAY_TASK_ID (submit arrays as --array=0-(N-1)) or Kubernetes' JOB_COMPLETION_INDEX. The
     /// count is N of `auto/N`; else `recorded`, the count an earlier sharded run into the same output
-    /// folder used (so resubmitting only task 3, whose array holds one task, still splits N ways); else,
-    /// for a whole array from 0 (SLURM_ARRAY_TASK_MIN 0, SLURM_ARRAY_TASK_MAX = COUNT - 1), its size.
-    /// An array that disagrees with the recorded count is refused rather than split another way.
+    /// folder used (so resubmitting only task 3, or tasks 0-1, still splits N ways); else, for a whole
+    /// array from 0 (SLURM_ARRAY_TASK_MIN 0, SLURM_ARRAY_TASK_MAX = COUNT - 1), its size. An array whose
+    /// tasks reach past the recorded count is refused rather than split another way.
     public static func parse(_ text: String, recorded: Int? = nil,
                              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Shard {
         func fail(_ reason: String) -> ExtractionError { .input(path: "--shard \(text)", reason: reason) }
@@ -42,14 +46,15 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
             } else if parts.count == 1 {
                 let min = try number("SLURM_ARRAY_TASK_MIN"), max = try number("SLURM_ARRAY_TASK_MAX")
                 let size = try number("SLURM_ARRAY_TASK_COUNT")
-                let whole = min == 0 && max != nil && size == max! + 1 ? size : nil
                 if let recorded {
-                    if let whole, whole != recorded {
-                        throw fail("the output folder was split \(recorded) ways by an earlier run, but this array has \(whole) tasks; give auto/\(recorded) to go on, or auto/\(whole) to split anew")
+                    // Tasks resubmitted (--array=3, --array=0-1) are shards of the recorded split; an array
+                    // reaching past it would split anew, which must be asked for.
+                    if let max, max >= recorded {
+                        throw fail("the output folder was split \(recorded) ways by an earlier run, but this array runs task \(max); give auto/\(max + 1) (and resubmit every task) to split anew")
                     }
                     count = recorded
-                } else if let whole {
-                    count = whole
+                } else if min == 0, let max, size == max + 1 {
+                    count = size!
                 } else {
                     throw fail("the shard count is unknown (this array does not run tasks 0 to N-1 and no earlier sharded run is recorded); give auto/N")
                 }
@@ -61,6 +66,7 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
             index = i; count = n
         }
         guard count >= 1 else { throw fail("the shard count must be at least 1") }
+        guard count <= maxCount else { throw fail("at most \(maxCount) shards") }
         guard (0..<count).contains(index) else { throw fail("shard \(index) is not one of 0 to \(count - 1)") }
         return Shard(index: index, count: count)
     }
@@ -76,30 +82,25 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
     /// Records this shard count in `root` (a temporary name, then a rename: concurrent tasks write the same).
     public func record(in root: URL) {
         let url = Self.recordURL(in: root)
-        let temporary = root.appendingPathComponent(".handpose-shards.\(getpid()).partial")
+        let temporary = KeypointFile.temporaryURL(for: url)
         if (try? Data("\(count)\n".utf8).write(to: temporary)) != nil, rename(temporary.path, url.path) != 0 {
             try? FileManager.default.removeItem(at: temporary)
         }
     }
 
-    /// The shard of each item, balanced by bytes: largest files first (ties by relative path), each to
-    /// the shard with the fewest bytes so far (ties to the lowest index).
+    /// The largest shard count accepted: more shards than inputs is already pointless.
+    public static let maxCount = 100_000
+
+    /// The shard of an input with relative path `relative`, out of `count`.
+    public static func shard(of relative: String, count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in relative.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return Int(hash % UInt64(count))
+    }
+
+    /// The shard of each item.
     public static func assignment(_ items: [InputFiles.Item], count: Int) -> [Int] {
-        let sizes = items.map { item -> UInt64 in
-            var s = stat()
-            return stat(item.url.path, &s) == 0 ? UInt64(s.st_size) : 0
-        }
-        let order = items.indices.sorted { a, b in
-            sizes[a] != sizes[b] ? sizes[a] > sizes[b] : items[a].relative < items[b].relative
-        }
-        var load = [UInt64](repeating: 0, count: count)
-        var shard = [Int](repeating: 0, count: items.count)
-        for i in order {
-            let target = load.indices.min { load[$0] != load[$1] ? load[$0] < load[$1] : $0 < $1 }!
-            shard[i] = target
-            load[target] += max(sizes[i], 1)
-        }
-        return shard
+        items.map { shard(of: $0.relative, count: count) }
     }
 
     /// The items of this shard, in their original order.

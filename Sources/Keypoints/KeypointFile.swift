@@ -148,11 +148,19 @@ public struct KeypointFile: Codable, Sendable {
         }
     }
 
-    /// Where `write(to:)` puts the bytes before renaming them to `url`, for process `pid`: a supervisor
-    /// that sees a worker die removes that worker's temporary file.
+    /// Where `write(to:)` puts the bytes before renaming them to `url`, for process `pid` on this
+    /// machine: a supervisor that sees a worker die removes that worker's temporary file. The host name
+    /// is part of it because machines sharing a file system repeat process ids (in containers every
+    /// supervisor is process 1).
     public static func temporaryURL(for url: URL, pid: Int32 = getpid()) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(pid).partial")
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(hostTag).\(pid).partial")
     }
+
+    /// This machine's name as it may appear in a file name.
+    static let hostTag: String = {
+        let name = ProcessInfo.processInfo.hostName.prefix(64).map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
+        return name.isEmpty ? "host" : String(name)
+    }()
 
     /// Writes the file atomically: `temporaryURL(for:)` first, then a rename (see `KeypointFileWriter`).
     public func write(to url: URL) throws {

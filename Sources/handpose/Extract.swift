@@ -32,7 +32,7 @@ struct Extract: ParsableCommand {
     var overwrite = false
 
     @Option(help: ArgumentHelp("Do only shard I of N (from 0), e.g. 2/8; auto reads a Slurm array task's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT; auto/N takes the index from Slurm or Kubernetes' JOB_COMPLETION_INDEX.",
-                               discussion: "Inputs are assigned by their relative paths and sizes, the same on every machine: N shard runs into one output folder write what one run would."))
+                               discussion: "Each input goes to the shard a hash of its relative path names, the same on every machine: N shard runs into one output folder write what one run would."))
     var shard: String?
 
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
@@ -63,6 +63,7 @@ struct Extract: ParsableCommand {
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
         if shard != nil && items.isEmpty && !found.items.isEmpty {
             report.finish(seconds: 0, output: output)
+            if report.failures > 0 { throw ExitCode(1) }
             return
         }
         guard !items.isEmpty else {

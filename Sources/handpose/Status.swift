@@ -36,7 +36,7 @@ struct Status: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give the inputs extract was given: --inputs INPUT...") }
-        if let shards, shards < 1 { throw ValidationError("--shards must be at least 1") }
+        if let shards, !(1...Shard.maxCount).contains(shards) { throw ValidationError("--shards must be from 1 to \(Shard.maxCount)") }
     }
 
     func run() throws {
@@ -78,13 +78,16 @@ struct Status: ParsableCommand {
         if let n = status.shards {
             for k in 0..<n {
                 let text = line("shard \(k)/\(n)", k)
-                let open = status.entries.contains { $0.shard == k && $0.state != .done }
+                let open = status.entries.contains { $0.shard == k && ExtractionStatus.fixedByRerun.contains($0.state) }
                 print(text + (open ? "  <- resubmit" : ""))
             }
         }
         print(line("overall", nil))
         for e in status.entries where e.state != .done {
             print("  \(e.state.rawValue): \(e.path)" + (e.shard.map { " (shard \($0))" } ?? "") + (e.reason.map { ": \($0)" } ?? ""))
+        }
+        if status.count(.incomplete) > 0 {
+            print("note: incomplete files are kept by later runs; extract them with --overwrite to try again")
         }
         for s in skipped { print("  passed over: \(s)") }
         for n in notes { print("note: \(n)") }

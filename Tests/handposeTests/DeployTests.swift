@@ -4,27 +4,13 @@ import XCTest
 /// The deployment recipes are well formed: the Kubernetes Job against Kubernetes' schema
 /// (kubernetes-validate in .venv, schemas bundled), the Slurm script through `bash -n`.
 final class DeployTests: XCTestCase {
-    func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.currentDirectoryURL = ToolRunner.root
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
-    }
-
     func testKubernetesJobMatchesTheSchema() throws {
         let validator = ToolRunner.root.appendingPathComponent(".venv/bin/kubernetes-validate").path
         guard FileManager.default.isExecutableFile(atPath: validator) else {
             print("SKIP: \(validator) is absent; run `make setup`")
             throw XCTSkip("kubernetes-validate absent")
         }
-        let (code, text) = try run(validator, ["-k", "1.30.0", "--strict", "deploy/kubernetes/extract-job.yaml"])
+        let (code, text) = try ToolRunner.process(validator, ["-k", "1.30.0", "--strict", "deploy/kubernetes/extract-job.yaml"])
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("passed"), text)
         let manifest = try String(contentsOf: ToolRunner.root.appendingPathComponent("deploy/kubernetes/extract-job.yaml"), encoding: .utf8)
@@ -32,7 +18,7 @@ final class DeployTests: XCTestCase {
     }
 
     func testSlurmScriptParses() throws {
-        let (code, text) = try run("/bin/bash", ["-n", "deploy/slurm/extract.sbatch"])
+        let (code, text) = try ToolRunner.process("/bin/bash", ["-n", "deploy/slurm/extract.sbatch"])
         XCTAssertEqual(code, 0, text)
     }
 }

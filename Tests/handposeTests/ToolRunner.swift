@@ -12,8 +12,13 @@ enum ToolRunner {
             print("SKIP: handpose binary not found beside the tests")
             throw XCTSkip("handpose binary not found beside the tests")
         }
+        return try process(binary.path, arguments, environment: environment)
+    }
+
+    /// Exit code and standard output + error of any program, run from the checkout.
+    static func process(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = arguments
         p.currentDirectoryURL = root
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

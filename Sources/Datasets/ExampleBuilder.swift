@@ -50,7 +50,7 @@ public enum ExampleBuilder {
             let slots = picked.map { $0.map(Windowing.sample) }
             out.append(Example(label: classes.firstIndex(of: p.label) ?? -1, frames: [slots],
                                manifest: ExampleRecord(source: name(p), label: p.label, hand: settings.hand.rawValue),
-                               clip: name(p)))
+                               clip: name(p), frameSize: SIMD2(file.video.width, file.video.height)))
         }
         return (out, missing)
     }

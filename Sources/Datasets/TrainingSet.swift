@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 
 /// How windows become arrays.
 public struct ExportSettings: Codable, Sendable, Equatable {
@@ -53,9 +54,11 @@ public struct Example {
     public var frames: [[HandSample?]]
     public var manifest: ExampleRecord
     public var clip: String
+    /// The frame's size in pixels, for formats in pixel units (keypoint-csv).
+    public var frameSize: SIMD2<Int>?
 
-    public init(label: Int, frames: [[HandSample?]], manifest: ExampleRecord, clip: String) {
-        self.label = label; self.frames = frames; self.manifest = manifest; self.clip = clip
+    public init(label: Int, frames: [[HandSample?]], manifest: ExampleRecord, clip: String, frameSize: SIMD2<Int>? = nil) {
+        self.label = label; self.frames = frames; self.manifest = manifest; self.clip = clip; self.frameSize = frameSize
     }
 }
 
@@ -155,7 +158,46 @@ public enum TrainingSet {
         return (x, mask)
     }
 
-    public enum Format: String, Sendable, CaseIterable { case npy, npz, csv }
+    public enum Format: String, Sendable, CaseIterable {
+        case npy, npz, csv
+        /// Poses in the layout of hand-gesture-recognition-using-mediapipe (Kazuhito00) and the apps built
+        /// on it: `keypoint.csv`, one row per sample, the class index then 42 numbers (see `keypointRow`),
+        /// and `keypoint_classifier_label.csv`, one class name per line.
+        case keypointCSV = "keypoint-csv"
+    }
+
+    /// One keypoint-csv row's 42 numbers: each joint's pixel position (x and y truncated to whole pixels
+    /// and kept inside the frame, as that project reads MediaPipe's landmarks), relative to the wrist,
+    /// flattened x0, y0, x1, y1, ..., divided by the largest absolute value.
+    public static func keypointRow(_ joints: [SIMD3<Float>], width: Int, height: Int) -> [Float] {
+        let pixels = joints.map { p in
+            SIMD2(Float(min(Int(p.x * Float(width)), width - 1)), Float(min(Int(p.y * Float(height)), height - 1)))
+        }
+        let relative = pixels.flatMap { [$0.x - pixels[0].x, $0.y - pixels[0].y] }
+        let largest = relative.map(abs).max() ?? 0
+        return relative.map { largest > 0 ? $0 / largest : 0 }
+    }
+
+    /// Column names of the CSV format: `label`, one per value of X in its order (`t3_h1_x_wrist`: frame
+    /// 3, hand slot 1, feature x, joint wrist; the frame and slot parts only where X has those axes),
+    /// then one mask column per frame and slot (`mask_t3_h1`).
+    public static func csvHeader(frames: Int?, slots: Int, settings: ExportSettings) -> [String] {
+        let features = settings.features.rawValue.map(String.init)
+        var names = ["label"], masks: [String] = []
+        for f in 0..<(frames ?? 1) {
+            for h in 0..<slots {
+                var prefix = frames == nil ? "" : "t\(f)_"
+                if slots == 2 { prefix += "h\(h)_" }
+                if settings.layout == .createml {
+                    for k in features { for j in Joint.names { names.append(prefix + k + "_" + j) } }
+                } else {
+                    for j in Joint.names { for k in features { names.append(prefix + k + "_" + j) } }
+                }
+                masks.append("mask" + (prefix.isEmpty ? "" : "_" + prefix.dropLast()))
+            }
+        }
+        return names + masks
+    }
 
     /// Writes X, y, mask, classes.json, manifest.jsonl into `dir` (atomically, file by file).
     public static func write(_ examples: [Example], classes: [String], frames: Int?, slots: Int, settings: ExportSettings,
@@ -173,6 +215,16 @@ public enum TrainingSet {
             }
         }
         switch format {
+        case .keypointCSV:
+            var text = ""
+            for e in examples {
+                guard let size = e.frameSize, let hand = e.frames.first?.first ?? nil, e.frames.count == 1, slots == 1 else {
+                    throw DatasetError.invalid(path: dir.path, reason: "keypoint-csv holds one hand of one still per row (export poses, not --hand both)")
+                }
+                text += "\(e.label)," + keypointRow(hand.joints, width: size.x, height: size.y).map { String($0) }.joined(separator: ",") + "\n"
+            }
+            try put(Data(text.utf8), "keypoint.csv")
+            try put(Data(classes.map { $0 + "\n" }.joined().utf8), "keypoint_classifier_label.csv")
         case .npy:
             try put(Npy.encode(x, shape: xShape), "X.npy")
             try put(Npy.encode(y, shape: [examples.count]), "y.npy")
@@ -181,11 +233,14 @@ public enum TrainingSet {
             try put(try NpzArchive.make([("X.npy", Npy.encode(x, shape: xShape)), ("y.npy", Npy.encode(y, shape: [examples.count])),
                                          ("mask.npy", Npy.encode(mask, shape: maskShape))]), "data.npz")
         case .csv:
-            // One row per example: label index, then the example's values in X's order.
+            // One row per example under a header: the label index, the example's values in X's order,
+            // then its mask (1 where a hand is real) per frame and hand.
             let per = examples.isEmpty ? 0 : x.count / examples.count
-            var text = ""
+            let maskPer = examples.isEmpty ? 0 : mask.count / examples.count
+            var text = csvHeader(frames: frames, slots: slots, settings: settings).joined(separator: ",") + "\n"
             for (i, e) in examples.enumerated() {
-                text += "\(e.label)," + x[(i * per)..<((i + 1) * per)].map { String($0) }.joined(separator: ",") + "\n"
+                text += "\(e.label)," + x[(i * per)..<((i + 1) * per)].map { String($0) }.joined(separator: ",")
+                text += "," + mask[(i * maskPer)..<((i + 1) * maskPer)].map { String($0) }.joined(separator: ",") + "\n"
             }
             try put(Data(text.utf8), "keypoints.csv")
         }

@@ -56,7 +56,7 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "Seed for the split and augmentations.")
     var seed: UInt64 = 0
 
-    @Option(help: "npy (X.npy, y.npy, mask.npy), npz (one data.npz) or csv (label index then values, one row per example).")
+    @Option(help: "npy (X.npy, y.npy, mask.npy), npz (one data.npz), csv (a header, then the label index, X's values and the mask, one row per example) or, for poses, keypoint-csv (hand-gesture-recognition-using-mediapipe's keypoint.csv and label file).")
     var format: TrainingSet.Format = .npy
 
     @OptionGroup(title: "Extraction (for clips and images without keypoints; keypoint files made otherwise are refused)")
@@ -285,6 +285,7 @@ struct ExportActions: ParsableCommand {
     func validate() throws {
         guard fps > 0, window > 0, (stride ?? 1) > 0 else { throw ValidationError("--fps, --window and --stride must be positive") }
         guard ["pad", "drop"].contains(short), ["pad", "drop"].contains(tail) else { throw ValidationError("--short and --tail take pad or drop") }
+        guard common.format != .keypointCSV else { throw ValidationError("--format keypoint-csv is for export poses (one hand per still); actions take npy, npz or csv") }
     }
 
     func run() throws {
@@ -328,6 +329,12 @@ struct ExportPoses: ParsableCommand {
     var root: String
 
     @OptionGroup var common: ExportOptions
+
+    func validate() throws {
+        if common.format == .keypointCSV && common.hand == .both {
+            throw ValidationError("--format keypoint-csv holds one hand per row; choose --hand right, left or any")
+        }
+    }
 
     func run() throws {
         let settings = try common.settings()

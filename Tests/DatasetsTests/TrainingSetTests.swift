@@ -82,9 +82,41 @@ final class TrainingSetTests: XCTestCase {
         assert d['X'].shape == (2, 4, 21, 4) and d['X'].dtype == np.float32, d['X'].shape
         assert list(d['y']) == [1, 0] and d['mask'].shape == (2, 4)
         assert abs(d['X'][0, 0, 0, 0] - 0.25) < 1e-6 and abs(d['X'][0, 0, 0, 1] - 0.5) < 1e-6 and d['X'][0, 0, 0, 3] == 1
-        rows = np.loadtxt(sys.argv[1] + '/keypoints.csv', delimiter=',')
-        assert rows.shape == (2, 1 + 4 * 21 * 4) and rows[0, 0] == 1
+        import csv
+        with open(sys.argv[1] + '/keypoints.csv') as f:
+            table = list(csv.reader(f))
+        header, rows = table[0], np.array(table[1:], dtype=np.float64)
+        assert rows.shape == (2, 1 + 4 * 21 * 4 + 4), rows.shape
+        assert header[0] == 'label' and header[1] == 't0_x_wrist' and header[2] == 't0_y_wrist' and header[5] == 't0_x_thumbCMC', header[:6]
+        assert header[-4:] == ['mask_t0', 'mask_t1', 'mask_t2', 'mask_t3'], header[-4:]
+        assert rows[0, 0] == 1 and abs(rows[0, 1] - 0.25) < 1e-6 and list(rows[0, -4:]) == [1, 1, 1, 1]
+        assert np.allclose(rows[:, 1:-4].reshape(2, 4, 21, 4), d['X'])
         """
         try checkWithNumPy(script, dir)
+    }
+}
+
+/// keypoint-csv: the layout of hand-gesture-recognition-using-mediapipe, recomputed by hand for one sample.
+final class KeypointCSVTests: XCTestCase {
+    func testOneSampleRecomputedByHand() throws {
+        // A 200 x 100 frame; the wrist at pixel (100, 50), joint 1 at (120.7 -> 120, 40.2 -> 40), the
+        // rest at (60, 90), so the largest offset from the wrist is 40 (x of the rest: -40, y: +40).
+        var joints = Array(repeating: SIMD3<Float>(0.3, 0.9, 0), count: 21)
+        joints[0] = SIMD3(0.5, 0.5, 0)
+        joints[1] = SIMD3(0.6035, 0.402, 0)
+        let row = TrainingSet.keypointRow(joints, width: 200, height: 100)
+        XCTAssertEqual(row.count, 42)
+        XCTAssertEqual(Array(row.prefix(4)), [0, 0, 20.0 / 40, -10.0 / 40])
+        XCTAssertEqual(Array(row[4...5]), [-1, 1])
+        // Written as files that project reads: the label index first, the labels one per line.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kcsv-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sample = HandSample(joints: joints, confidence: 1, chirality: .right)
+        let example = Example(label: 1, frames: [[sample]], manifest: ExampleRecord(source: "b/1.png", label: "b", hand: "any"),
+                              clip: "b/1.png", frameSize: SIMD2(200, 100))
+        try TrainingSet.write([example], classes: ["a", "b"], frames: nil, slots: 1, settings: ExportSettings(), format: .keypointCSV, to: dir)
+        let line = try String(contentsOf: dir.appendingPathComponent("keypoint.csv"), encoding: .utf8)
+        XCTAssertTrue(line.hasPrefix("1,0.0,0.0,0.5,-0.25,-1.0,1.0,"), line)
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("keypoint_classifier_label.csv"), encoding: .utf8), "a\nb\n")
     }
 }

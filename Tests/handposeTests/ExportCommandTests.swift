@@ -51,7 +51,7 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("extracting 1 clips and images without keypoints"), text)
         XCTAssertEqual(try KeypointFile.load(URL(fileURLWithPath: missing)).source.path, "Background/clip1.mp4")
-        let rows = try String(contentsOfFile: out + "/keypoints.csv", encoding: .utf8).split(separator: "\n")
+        let rows = try String(contentsOfFile: out + "/keypoints.csv", encoding: .utf8).split(separator: "\n").dropFirst()   // the header
         let byLabel = Dictionary(grouping: rows) { $0.prefix(while: { $0 != "," }) }.mapValues { Set($0.map { $0.drop(while: { $0 != "," }) }) }
         XCTAssertEqual(byLabel.count, 2)
         XCTAssertTrue(byLabel.values.first!.isDisjoint(with: byLabel.values.dropFirst().first!), "two classes got the same windows")

@@ -123,6 +123,16 @@ public struct Exporter {
         }
     }
 
+    /// The checks that need only the classes, made before any keypoints are extracted: flip labels name
+    /// classes, and the augmented part is a part of the split.
+    public func check(classes: [String]) throws {
+        _ = try flippedLabels(classes: classes)
+        let parts = settings.split.map(\.name)
+        if !settings.augment.isEmpty && !parts.isEmpty && !parts.contains(augmentPart) {
+            throw ExportError.augmentPartNotInSplit(part: augmentPart, parts: parts)
+        }
+    }
+
     /// Writes `examples` (`frames` per window, nil for poses) into `output`, replacing an earlier export
     /// there only if `replace`. An empty result or an empty part is refused before anything is written.
     public func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String,

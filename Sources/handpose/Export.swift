@@ -215,11 +215,21 @@ struct ExportRun {
     }
 
     /// Splits, augments the --augment-part and writes the dataset (Datasets' `Exporter`); prints the shapes.
-    func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
+    var exporter: Exporter {
         var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: Handpose.version),
                                 command: CommandLine.arguments.dropFirst().joined(separator: " "))
         exporter.format = options.format
         exporter.augmentPart = options.augmentPart
+        return exporter
+    }
+
+    /// What can be refused from the classes alone is refused before any keypoints are extracted.
+    func check(classes: [String]) throws {
+        do { try exporter.check(classes: classes) } catch let e as ExportError { throw ValidationError(e.description) }
+    }
+
+    func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
+        var exporter = self.exporter
         exporter.models = modelHashes
         exporter.skipped = skipped.map { .init(path: $0.path, reason: $0.reason) }
         exporter.mixed = mixed
@@ -306,6 +316,7 @@ struct ExportActions: ParsableCommand {
         guard !set.segments.isEmpty else { throw ValidationError("\(annotations): no segments to export") }
         var run = ExportRun(options: common, settings: settings)
         let classes = set.classes
+        try run.check(classes: classes)
         let inputs = Set(set.segments.map { ExportInput(url: $0.video, relative: $0.videoPath, still: false) })
         let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
         let kept = set.segments.filter { files[$0.videoPath] != nil }
@@ -346,6 +357,7 @@ struct ExportPoses: ParsableCommand {
         }
         guard !set.poses.isEmpty else { throw ValidationError("\(root): no labelled images to export (ROOT/<label>/<image>)") }
         var run = ExportRun(options: common, settings: settings)
+        try run.check(classes: set.classes)
         let base = URL(fileURLWithPath: root).standardizedFileURL.path + "/"
         func relative(_ p: PoseSample) -> String { String(p.image.standardizedFileURL.path.dropFirst(base.count)) }
         let files = try run.keypoints(for: set.poses.map { ExportInput(url: $0.image, relative: relative($0), still: true) })

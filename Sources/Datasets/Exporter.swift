@@ -103,7 +103,7 @@ public struct Exporter {
     /// `--flip-labels` as class indices; a name that is no class is refused.
     public func flippedLabels(classes: [String]) throws -> [Int: Int] {
         var map: [Int: Int] = [:]
-        for (a, b) in settings.flipLabels {
+        for (a, b) in settings.flipLabels.sorted(by: { $0.key < $1.key }) {   // sorted: the same error every run
             guard let i = classes.firstIndex(of: a), let j = classes.firstIndex(of: b) else {
                 throw ExportError.unknownFlipLabel(name: classes.contains(a) ? b : a, classes: classes)
             }

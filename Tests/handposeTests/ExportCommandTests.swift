@@ -143,7 +143,7 @@ final class ExportCommandTests: XCTestCase {
                                 (["--window", "5", "--split", "train=0.8,train=0.2"], "named twice"),
                                 (["--window", "5", "--split", "train=0.5,val=0.5"], "split part"),
                                 // Refused from the classes alone, before any keypoints are looked at or made.
-                                (["--window", "5", "--augment", "flip", "--flip-labels", "wave:wavve"], "'wavve' is not a class"),
+                                (["--window", "5", "--augment", "flip", "--flip-labels", "a:bb"], "'bb' is not a class"),
                                 (["--window", "5", "--split", "train=0.5,val=0.5", "--augment", "flip", "--augment-part", "training"],
                                  "--augment-part 'training' is not a part of --split")] {
             let (code, text) = try ToolRunner.run(common + extra)

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module layout (data flows one way): VideoIO, Inference -> HandLandmarks -> Extraction -> keypoint files
-// (Keypoints, the format) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
+// (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
 // Synthesis.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
@@ -30,16 +30,17 @@ let package = Package(
         .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
         .target(name: "Inference"),
         .target(name: "Keypoints"),
+        .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
-        .target(name: "Datasets", dependencies: ["Keypoints", "Annotations", "ZIPFoundation"]),
-        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Keypoints"]),
+        .target(name: "Datasets", dependencies: ["Keypoints", "KeypointFormats", "Annotations"]),
+        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Keypoints", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
+                "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,7 +52,7 @@ let package = Package(
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "Extraction", "HandLandmarks"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),

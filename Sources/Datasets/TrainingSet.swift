@@ -1,4 +1,5 @@
 import Foundation
+import KeypointFormats
 import Keypoints
 
 /// How windows become arrays.

@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import KeypointFormats
 import Keypoints
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
@@ -26,6 +27,8 @@ public struct ExtractionPipeline {
     public var settings: @Sendable (Bool) -> HandTrackerOptions
     public var jobs: Int
     public var overwrite: Bool
+    /// The files written for each input (the keypoint file always among them).
+    public var formats: [OutputFormat] = [.json]
 
     public init(modelsDirectory: URL, complexity: HandTrackerOptions.Complexity, jobs: Int, overwrite: Bool,
                 settings: @escaping @Sendable (Bool) -> HandTrackerOptions) throws {
@@ -38,7 +41,7 @@ public struct ExtractionPipeline {
 
     /// Where the keypoints of `item` go under `root`: its relative path plus `.hands.json`.
     public static func outputURL(for relative: String, in root: URL) -> URL {
-        root.appendingPathComponent(relative + ".hands.json")
+        OutputFormat.json.url(for: relative, in: root)
     }
 
     /// Extracts every item into `root`; returns false when SIGINT or SIGTERM stopped it (the files not
@@ -65,7 +68,9 @@ public struct ExtractionPipeline {
                 let item = items[index]
                 let out = Self.outputURL(for: item.relative, in: root)
                 let opts = settings(InputFiles.isStillImage(item.url))
-                if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes) {
+                let companions = formats.filter { $0 != .json }.map { $0.url(for: item.relative, in: root) }
+                if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes),
+                   companions.allSatisfy({ InputFiles.isNewer($0, than: item.url) }) {
                     // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
                     FailureRecord.remove(for: item.relative, in: root)
                     if let incomplete = existing.incomplete {
@@ -84,7 +89,8 @@ public struct ExtractionPipeline {
                         worker = try WorkerProcess(arguments: workerArguments)
                         stop.track(worker!)
                     }
-                    let job = ExtractionJob(input: item.url.path, output: out.path, relative: item.relative, options: opts)
+                    let job = ExtractionJob(input: item.url.path, root: root.path, relative: item.relative, options: opts,
+                                            formats: formats)
                     let event = try worker!.run(job) { events(.frames($0)) }
                     switch event.kind {
                     case .done:
@@ -97,8 +103,11 @@ public struct ExtractionPipeline {
                         failed(item, event.reason ?? "failed")
                     }
                 } catch let died as WorkerProcess.Died {
-                    // The worker's half-written output, if any, goes with it.
-                    try? FileManager.default.removeItem(at: KeypointFile.temporaryURL(for: out, pid: worker!.pid))
+                    // The worker's half-written outputs, if any, go with it.
+                    for f in formats {
+                        try? FileManager.default.removeItem(at: KeypointFile.temporaryURL(for: f.url(for: item.relative, in: root),
+                                                                                          pid: worker!.pid))
+                    }
                     stop.untrack(worker!)
                     worker = nil
                     if stop.requested { break }

@@ -1,13 +1,16 @@
 import Foundation
 import HandLandmarks
+import KeypointFormats
 import Keypoints
 
 /// One file of work for an extraction worker: JSON lines over the worker's standard input.
 struct ExtractionJob: Codable {
     var input: String
-    var output: String
+    /// The output folder: each format's file is `OutputFormat.url(for: relative, in: root)`.
+    var root: String
     var relative: String
     var options: HandTrackerOptions
+    var formats: [OutputFormat]
 }
 
 /// A worker's messages over its standard output: `frames` while it works, then exactly one of the
@@ -53,8 +56,8 @@ public enum ExtractionWorker {
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: trackers[job.options]!, tool: tool,
-                                                             to: URL(fileURLWithPath: job.output)) { n in
+                                                             tracker: trackers[job.options]!, tool: tool, formats: job.formats,
+                                                             root: URL(fileURLWithPath: job.root)) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))
                         reported = n

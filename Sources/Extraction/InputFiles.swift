@@ -122,6 +122,14 @@ public enum InputFiles {
         return existing
     }
 
+    /// `output` exists and was modified no earlier than `input`.
+    public static func isNewer(_ output: URL, than input: URL) -> Bool {
+        let fm = FileManager.default
+        guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
+              let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date else { return false }
+        return outDate >= inDate
+    }
+
     /// An output folder checked before any work: it is a folder (or can be made one) and can be written.
     public static func prepareOutputFolder(_ path: String) throws {
         var isDir: ObjCBool = false

@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import KeypointFormats
 import Keypoints
 import VideoIO
 
@@ -21,14 +22,36 @@ public enum KeypointExtraction {
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                to output: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
         let writer = try KeypointFileWriter(url: output)
-        var hands = 0
+        var hands = 0, frames = 0
         var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
             hands += frame.hands.count
+            frames += 1
             try writer.append(frame)
         }
-        header.video.frames = writer.frames
+        header.video.frames = frames
         try writer.finish(header)
-        return Outcome(frames: writer.frames, hands: hands, incomplete: header.incomplete)
+        return Outcome(frames: frames, hands: hands, incomplete: header.incomplete)
+    }
+
+    /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
+    /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+                               formats: [OutputFormat], root: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+        let outputs = try KeypointOutputs(formats: formats, relative: sourcePath, root: root)
+        var hands = 0, frames = 0
+        do {
+            var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
+                hands += frame.hands.count
+                frames += 1
+                try outputs.append(frame)
+            }
+            header.video.frames = frames
+            try outputs.finish(header)
+            return Outcome(frames: frames, hands: hands, incomplete: header.incomplete)
+        } catch {
+            outputs.abandon()
+            throw error
+        }
     }
 
     /// The same, kept in memory: the whole file comes back.

@@ -24,6 +24,6 @@ extension KeypointFile.Hand {
         func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
         self.init(chirality: h.chirality, handedness: (h.handedness * 1e5).rounded() / 1e5,
                   presence: (h.presence * 1e5).rounded() / 1e5,
-                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded), region: KeypointFile.Region(h.region))
+                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded), region: KeypointFile.Region(h.region), track: h.track)
     }
 }

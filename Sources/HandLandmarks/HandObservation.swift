@@ -15,6 +15,9 @@ public struct HandObservation: Sendable {
     public var world: [Point3]
     /// The region the landmark model looked at.
     public var region: RegionOfInterest
+    /// This hand's identity across frames: the same number while tracking carries the hand from frame
+    /// to frame, a new one (counting from 0 in each clip) when palm detection finds it anew.
+    public var track = -1
 
     public init(chirality: Chirality, handedness: Float, presence: Float, landmarks: [Point3], world: [Point3], region: RegionOfInterest) {
         self.chirality = chirality

@@ -43,7 +43,10 @@ public final class HandTracker {
     let palms: PalmDetector
     let landmarker: HandLandmarker
     private var tracked: [RegionOfInterest] = []
-    private var filters: [LandmarkSmoother] = []
+    /// The track number of each tracked region.
+    private var trackedIDs: [Int] = []
+    private var nextTrack = 0
+    private var smoothing = TrackSmoothing()
 
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
         self.options = options
@@ -55,7 +58,9 @@ public final class HandTracker {
     /// Forgets tracked hands (call between clips).
     public func reset() {
         tracked = []
-        filters = []
+        trackedIDs = []
+        nextTrack = 0
+        smoothing = TrackSmoothing()
     }
 
     /// Hands in `frame`; `time` (seconds) drives smoothing.
@@ -67,22 +72,38 @@ public final class HandTracker {
             palmRegions = try palms.detect(frame).prefix(options.maxHands)
                 .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H) }
         }
-        let regions = options.rules == .tasks ? Self.associate(tracked: previous, palms: palmRegions)
-                                              : Self.associateLegacy(palmRegions + previous)
+        // Each region keeps the track of the tracked hand it came from; a palm's region has none yet.
+        let candidates: [(region: RegionOfInterest, track: Int?)]
+        if options.rules == .tasks {
+            let kept = Self.associate(tracked: previous, palms: palmRegions)
+            candidates = kept.enumerated().map { ($0.element, $0.offset < previous.count ? trackedIDs[$0.offset] : nil) }
+        } else {
+            let all = palmRegions.map { ($0, Int?.none) } + previous.indices.map { (previous[$0], Optional(trackedIDs[$0])) }
+            candidates = Self.legacyKept(all.map(\.0)).map { all[$0] }
+        }
         var hands: [HandObservation] = []
-        for region in regions {
+        for (region, track) in candidates {
             let r = try landmarker.estimate(frame, region: region)
             guard r.presence >= options.minPresenceConfidence else { continue }
             // The model's handedness output is the probability of a right hand in the image as given
             // (checked against MediaPipe's reference outputs); the legacy API's labels swap it, assuming
             // mirrored input. For mirrored footage the hand the person raised is the other one.
             let right = options.mirrored ? 1 - r.rawHandedness : r.rawHandedness
-            hands.append(HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
-                                         landmarks: r.landmarks, world: r.world, region: region))
+            var hand = HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
+                                       landmarks: r.landmarks, world: r.world, region: region)
+            hand.track = track ?? -1
+            hands.append(hand)
         }
         if options.rules == .tasks { hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H) }
-        if options.smoothing && options.mode == .video { smooth(&hands, time: time) }
+        // A hand found by palm detection (not carried over by tracking) starts a new track, numbered in
+        // order of appearance from 0 in each clip.
+        for i in hands.indices where hands[i].track < 0 {
+            hands[i].track = nextTrack
+            nextTrack += 1
+        }
+        if options.smoothing && options.mode == .video { smoothing.apply(&hands, time: time) }
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
+        trackedIDs = hands.map(\.track)
         return hands
     }
 
@@ -100,10 +121,15 @@ public final class HandTracker {
     /// axis-aligned IoU with it exceeds 0.5, so tracked hands win over new palms and two tracked
     /// regions of one hand merge.
     public static func associateLegacy(_ candidates: [RegionOfInterest]) -> [RegionOfInterest] {
-        var kept: [RegionOfInterest] = []
-        for r in candidates {
-            kept.removeAll { $0.bounds.iou(r.bounds) > 0.5 }
-            kept.append(r)
+        legacyKept(candidates).map { candidates[$0] }
+    }
+
+    /// The positions in `candidates` of the regions `associateLegacy` keeps, in its order.
+    static func legacyKept(_ candidates: [RegionOfInterest]) -> [Int] {
+        var kept: [Int] = []
+        for (i, r) in candidates.enumerated() {
+            kept.removeAll { candidates[$0].bounds.iou(r.bounds) > 0.5 }
+            kept.append(i)
         }
         return kept
     }
@@ -123,10 +149,22 @@ public final class HandTracker {
         Joint.sameHand(a, b, imageWidth: imageWidth, imageHeight: imageHeight)
     }
 
-    private func smooth(_ hands: inout [HandObservation], time: Double) {
-        // One filter per tracked slot; slots follow the order of regions, which tracking keeps stable.
-        while filters.count < hands.count { filters.append(LandmarkSmoother()) }
-        filters.removeLast(filters.count - hands.count)
-        for i in hands.indices { hands[i].landmarks = filters[i].filter(hands[i].landmarks, time: time) }
+}
+
+/// One smoothing filter per track: a hand keeps its filter while its track lasts, a new track starts
+/// unfiltered, and a filter whose track ended is dropped, so no hand inherits another's history
+/// (filters bound to list positions did, when a hand left and the next one moved up).
+public struct TrackSmoothing {
+    private var filters: [Int: LandmarkSmoother] = [:]
+
+    public init() {}
+
+    /// Smooths each hand's landmarks with its track's filter.
+    public mutating func apply(_ hands: inout [HandObservation], time: Double) {
+        let live = Set(hands.map(\.track))
+        filters = filters.filter { live.contains($0.key) }
+        for i in hands.indices {
+            hands[i].landmarks = filters[hands[i].track, default: LandmarkSmoother()].filter(hands[i].landmarks, time: time)
+        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// One-Euro filter (Casiez et al. 2012) per landmark coordinate, on real timestamps.
 /// Parameters from MediaPipe's pose landmark smoothing: min cutoff 0.05 Hz, beta 80, derivative cutoff 1 Hz,
 /// applied to coordinates in normalised units.
-struct LandmarkSmoother {
+public struct LandmarkSmoother {
     var minCutoff: Float = 0.05
     var beta: Float = 80
     var derivativeCutoff: Float = 1
@@ -16,7 +16,9 @@ struct LandmarkSmoother {
         return 1 / (1 + tau / dt)
     }
 
-    mutating func filter(_ points: [Point3], time: Double) -> [Point3] {
+    public init() {}
+
+    public mutating func filter(_ points: [Point3], time: Double) -> [Point3] {
         guard let prev = last, let t0 = lastTime, time > t0, prev.count == points.count else {
             last = points
             derivative = [Point3](repeating: .zero, count: points.count)

@@ -30,10 +30,14 @@ public struct KeypointFile: Codable, Sendable {
         public var landmarks: [[Float]]
         public var world: [[Float]]?
         public var region: Region?
+        /// The hand's identity across frames: kept while tracking carries the hand from one frame to the
+        /// next, new (counting from 0 in each file) when palm detection finds a hand again.
+        public var track: Int?
 
-        public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?, region: Region?) {
+        public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?,
+                    region: Region?, track: Int? = nil) {
             self.chirality = chirality; self.handedness = handedness; self.presence = presence
-            self.landmarks = landmarks; self.world = world; self.region = region
+            self.landmarks = landmarks; self.world = world; self.region = region; self.track = track
         }
     }
     public struct Frame: Codable, Sendable {

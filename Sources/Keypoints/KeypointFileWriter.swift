@@ -47,6 +47,13 @@ public final class KeypointFileWriter {
     /// Writes everything of `file` but its frames (those were appended; `video.frames` is set to their
     /// count) and moves the file into place.
     public func finish(_ file: KeypointFile) throws {
+        try complete(file)
+        try commit()
+    }
+
+    /// Writes everything of `file` but its frames and closes the temporary file, without moving it into
+    /// place: `commit` does that, so several outputs of one input can be completed before any is renamed.
+    public func complete(_ file: KeypointFile) throws {
         var rest = file
         rest.frames = []
         rest.video.frames = count
@@ -60,13 +67,19 @@ public final class KeypointFileWriter {
             try handle.synchronize()
             try handle.close()
             closed = true
-            guard rename(temporary.path, url.path) == 0 else {
-                throw KeypointError.unwritable(path: url.path, reason: String(cString: strerror(errno)))
-            }
         } catch {
             abandon()
             if let e = error as? KeypointError { throw e }
             throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+    }
+
+    /// Moves the completed file into place.
+    public func commit() throws {
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            abandon()
+            throw KeypointError.unwritable(path: url.path, reason: reason)
         }
     }
 

@@ -3,6 +3,7 @@ import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
+import KeypointFormats
 import VideoIO
 
 /// `handpose extract`: hand keypoints for every frame of every clip and image.
@@ -10,8 +11,9 @@ struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find hands and their 21 joints in every frame of clips and images; write one keypoint file per input.",
         discussion: """
-        Writes OUT/<path relative to the input folder>.hands.json (schema handpose/keypoints@1). An output newer \
-        than its input and made with the same settings and models is skipped, so an interrupted run resumes; \
+        Writes OUT/<path relative to the input folder>.hands.json (schema handpose/keypoints@1), and beside it \
+        each other --format asked for: .pose (pose-format), .csv (a row per hand per frame), .npz (NumPy arrays). \
+        An output newer than its input and made with the same settings and models is skipped, so an interrupted run resumes; \
         --overwrite redoes it. Outputs are written under a temporary name and renamed. A file that cannot be read \
         is reported and the others still processed; the exit code is 1 when any failed.
         """
@@ -28,6 +30,10 @@ struct Extract: ParsableCommand {
 
     @OptionGroup var extraction: ExtractionFlags
 
+    @Option(help: ArgumentHelp("Files to write per input, comma-separated: json, pose, csv, npz (e.g. json,pose,csv).",
+                               discussion: "The keypoint file (json) is always written: it alone records the settings and models, and export, status, compare, render and resuming read it."))
+    var format = "json"
+
     @Flag(help: "Redo inputs whose outputs are up to date.")
     var overwrite = false
 
@@ -37,6 +43,12 @@ struct Extract: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
+
+    var formats: [OutputFormat] { (try? OutputFormat.parse(format)) ?? [.json] }
+
+    func validate() throws {
+        do { _ = try OutputFormat.parse(format) } catch { throw ValidationError("\(error)") }
+    }
 
     func run() throws {
         let found: InputFiles.Found
@@ -58,7 +70,8 @@ struct Extract: ParsableCommand {
                 FileHandle.standardError.write(Data("shard \(part): \(items.count) of \(found.items.count) inputs\n".utf8))
             }
         }
-        let pipeline = try extraction.pipeline(overwrite: overwrite)
+        var pipeline = try extraction.pipeline(overwrite: overwrite)
+        pipeline.formats = formats
         let report = Report(total: items.count, quiet: quiet)
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
         if shard != nil && items.isEmpty && !found.items.isEmpty {

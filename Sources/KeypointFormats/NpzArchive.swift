@@ -1,0 +1,49 @@
+import Foundation
+import Keypoints
+import ZIPFoundation
+
+/// NumPy `.npz`: a zip of `.npy` members, built with ZIPFoundation (stored, no compression, fixed
+/// dates so equal inputs give equal bytes).
+public enum NpzArchive {
+    static let date = Date(timeIntervalSince1970: 315_532_800)  // 1980-01-01, zip's epoch
+
+    /// An archive of whole members, in memory.
+    public static func make(_ members: [(String, Data)]) throws -> Data {
+        let archive = try Archive(accessMode: .create)
+        for (name, data) in members {
+            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: date,
+                                 compressionMethod: .none) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        guard let out = archive.data else { throw KeypointError.unwritable(path: "npz", reason: "archive has no data") }
+        return out
+    }
+
+    /// A member written in order, chunk by chunk: `size` bytes that `next(n)` hands out up to `n` at a
+    /// time, so a member larger than memory can be stored.
+    public struct StreamedMember {
+        public var name: String
+        public var size: Int
+        public var next: (Int) throws -> Data
+        public init(name: String, size: Int, next: @escaping (Int) throws -> Data) {
+            self.name = name; self.size = size; self.next = next
+        }
+    }
+
+    /// Writes an archive of streamed members to `url` (a new file).
+    public static func write(_ members: [StreamedMember], to url: URL) throws {
+        let archive = try Archive(url: url, accessMode: .create)
+        for member in members {
+            var written = 0
+            try archive.addEntry(with: member.name, type: .file, uncompressedSize: Int64(member.size), modificationDate: date,
+                                 compressionMethod: .none, bufferSize: 1 << 16) { position, size in
+                precondition(Int(position) == written, "zip members are read in order")
+                let chunk = try member.next(size)
+                precondition(chunk.count == size, "a member gave \(chunk.count) bytes where \(size) were asked")
+                written += size
+                return chunk
+            }
+        }
+    }
+}

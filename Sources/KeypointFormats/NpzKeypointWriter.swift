@@ -1,0 +1,129 @@
+import Foundation
+import Keypoints
+
+/// A clip's keypoints as NumPy arrays in one `.npz`, for `np.load`:
+/// `landmarks` and `world` float32 `[frames, hands, 21, 3]`, `presence` and `handedness` float32
+/// `[frames, hands]`, `track` int32 `[frames, hands]` (-1 where no hand), `mask` bool `[frames, hands]`
+/// (true where a hand is real; everything else is 0 there), `frame` int64 and `time` float64
+/// `[frames]`, and `header`: the keypoint file without its frames (source, frame size, rate, settings,
+/// models) as a JSON string. `hands` is the most hands any frame has (at least 1), in the keypoint
+/// file's order. Frames are kept in scratch files until the end, so memory does not grow with the clip.
+public final class NpzKeypointWriter: KeypointOutput {
+    public let url: URL
+    private let temporary: URL
+    private let scratch: ScratchFile
+    private var counts: [UInt8] = []
+    private var times: [Double] = []
+    private var indices: [Int64] = []
+    private var mostHands = 1
+    private var finished = false
+
+    /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track.
+    static let recordFloats = 2 * Joint.count * 3 + 3
+
+    public init(url: URL) throws {
+        self.url = url
+        temporary = KeypointFile.temporaryURL(for: url)
+        do { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) } catch {
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+        scratch = try ScratchFile(beside: url)
+    }
+
+    deinit { if !finished { try? FileManager.default.removeItem(at: temporary) } }
+
+    public func append(_ frame: KeypointFile.Frame) throws {
+        guard frame.hands.count <= 255 else { throw KeypointError.unwritable(path: url.path, reason: "frame \(frame.i) has over 255 hands") }
+        counts.append(UInt8(frame.hands.count))
+        times.append(frame.t)
+        indices.append(Int64(frame.i))
+        mostHands = max(mostHands, frame.hands.count)
+        for hand in frame.hands {
+            var record = hand.landmarks.flatMap { $0 }
+            record += hand.world?.flatMap { $0 } ?? [Float](repeating: 0, count: Joint.count * 3)
+            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1)]
+            scratch.append(record)
+        }
+        try scratch.spill()
+    }
+
+    public func complete(_ header: KeypointFile) throws {
+        var rest = header
+        rest.frames = []
+        rest.video.frames = counts.count
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(rest), as: UTF8.self)
+        let F = counts.count, H = mostHands, J = Joint.count
+        let counts = self.counts
+        let recordBytes = Self.recordFloats * 4
+
+        /// A member built frame by frame from the scratch records: `perHand` values for each of H slots.
+        func member<T>(_ name: String, _ dtype: Npy.DType, shape: [Int], fill: T,
+                       pick: @escaping (UnsafeBufferPointer<Float>) -> [T]) throws -> NpzArchive.StreamedMember {
+            let head = Npy.header(dtype, shape: shape)
+            let perHand = shape.dropFirst(2).reduce(1, *)
+            let reader = try scratch.reader()
+            var pending = head
+            var frame = 0
+            let body = F * H * perHand * MemoryLayout<T>.stride
+            return NpzArchive.StreamedMember(name: name + ".npy", size: head.count + body) { n in
+                while pending.count < n && frame < F {
+                    var values: [T] = []
+                    values.reserveCapacity(H * perHand)
+                    for _ in 0..<Int(counts[frame]) {
+                        let record = try reader.read(recordBytes)
+                        record.withUnsafeBytes { values += pick($0.bindMemory(to: Float.self)) }
+                    }
+                    values += [T](repeating: fill, count: (H - Int(counts[frame])) * perHand)
+                    values.withUnsafeBufferPointer { pending.append(contentsOf: UnsafeRawBufferPointer($0)) }
+                    frame += 1
+                }
+                let out = pending.prefix(n)
+                pending = Data(pending.dropFirst(n))
+                return Data(out)
+            }
+        }
+        func whole(_ name: String, _ data: Data) -> NpzArchive.StreamedMember {
+            var offset = 0
+            return NpzArchive.StreamedMember(name: name + ".npy", size: data.count) { n in
+                defer { offset += n }
+                return data.subdata(in: offset..<offset + n)
+            }
+        }
+        let lm = 3 * J
+        let members = [
+            try member("landmarks", .float32, shape: [F, H, J, 3], fill: Float(0)) { Array($0[0..<lm]) },
+            try member("world", .float32, shape: [F, H, J, 3], fill: Float(0)) { Array($0[lm..<2 * lm]) },
+            try member("presence", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm]] },
+            try member("handedness", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm + 1]] },
+            try member("track", .int32, shape: [F, H], fill: Int32(-1)) { [Int32($0[2 * lm + 2])] },
+            try member("mask", .bool, shape: [F, H], fill: UInt8(0)) { _ in [UInt8(1)] },
+            whole("frame", Npy.encode(indices, shape: [F])),
+            whole("time", Npy.encode(times, .float64, shape: [F])),
+            whole("header", Npy.encode(json)),
+        ]
+        do {
+            try? FileManager.default.removeItem(at: temporary)
+            try NpzArchive.write(members, to: temporary)
+        } catch {
+            abandon()
+            if let e = error as? KeypointError { throw e }
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+    }
+
+    public func commit() throws {
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            abandon()
+            throw KeypointError.unwritable(path: url.path, reason: reason)
+        }
+        finished = true
+    }
+
+    public func abandon() {
+        finished = true
+        try? FileManager.default.removeItem(at: temporary)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Keypoints
+
+/// The files `extract` writes for each input, beside one another as `OUT/<relative path><suffix>`.
+public enum OutputFormat: String, CaseIterable, Codable, Sendable {
+    /// The keypoint file (`handpose/keypoints@1`): always written, since it alone carries the settings
+    /// and models that made the keypoints, and `export`, `status`, `compare`, `render` and resuming read it.
+    case json
+    /// pose-format's `.pose` (`PoseFileWriter`).
+    case pose
+    /// One row per hand per frame (`HandCSVWriter`).
+    case csv
+    /// NumPy arrays per clip (`NpzKeypointWriter`).
+    case npz
+
+    public var suffix: String {
+        switch self {
+        case .json: return ".hands.json"
+        case .pose: return ".pose"
+        case .csv: return ".csv"
+        case .npz: return ".npz"
+        }
+    }
+
+    /// Where the output of `relative` (an input's path relative to its folder) goes under `root`.
+    public func url(for relative: String, in root: URL) -> URL {
+        root.appendingPathComponent(relative + suffix)
+    }
+
+    /// Formats from a comma-separated list (`json,pose,csv`); json is always among them, first.
+    public static func parse(_ text: String) throws -> [OutputFormat] {
+        var out: [OutputFormat] = [.json]
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let f = OutputFormat(rawValue: name) else {
+                throw KeypointError.invalid(path: "--format", reason: "'\(name.prefix(40))' is not a format (json, pose, csv, npz)")
+            }
+            if !out.contains(f) { out.append(f) }
+        }
+        return out
+    }
+}
+
+/// Every output of one input, written together: frames go to each as they complete; at the end each
+/// is completed, then the others are renamed into place and the keypoint file last, so a keypoint file
+/// that is in place means its companions are too. Any error removes every temporary file.
+public final class KeypointOutputs {
+    public let outputs: [KeypointOutput]
+
+    public init(formats: [OutputFormat], relative: String, root: URL) throws {
+        var made: [KeypointOutput] = []
+        do {
+            for f in formats {
+                let url = f.url(for: relative, in: root)
+                switch f {
+                case .json: made.append(try KeypointFileWriter(url: url))
+                case .pose: made.append(try PoseFileWriter(url: url))
+                case .csv: made.append(try HandCSVWriter(url: url))
+                case .npz: made.append(try NpzKeypointWriter(url: url))
+                }
+            }
+        } catch {
+            for o in made { o.abandon() }
+            throw error
+        }
+        outputs = made
+    }
+
+    public func append(_ frame: KeypointFile.Frame) throws {
+        do { for o in outputs { try o.append(frame) } } catch { abandon(); throw error }
+    }
+
+    public func finish(_ file: KeypointFile) throws {
+        do {
+            for o in outputs { try o.complete(file) }
+            for o in outputs where !(o is KeypointFileWriter) { try o.commit() }
+            for o in outputs where o is KeypointFileWriter { try o.commit() }
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    public func abandon() { for o in outputs { o.abandon() } }
+}

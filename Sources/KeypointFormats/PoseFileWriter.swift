@@ -1,0 +1,127 @@
+import Foundation
+import Keypoints
+
+/// pose-format's `.pose` file (version 0.2, the layout `pose_format.Pose.read` reads and
+/// sign-language-processing's `videos_to_poses` writes), with the two hand components MediaPipe
+/// Holistic names: `LEFT_HAND_LANDMARKS` then `RIGHT_HAND_LANDMARKS`, 21 points each in MediaPipe's
+/// joint order and names, format `XYZC`. One person; x and y in pixels, z MediaPipe's relative depth
+/// as Holistic stores it; confidence is the hand's presence score on each of its points, 0 where the
+/// frame has no hand of that side. Frames are at the clip's average rate (pose-format has no per-frame
+/// times); a still image is one frame at rate 1.
+///
+/// Chirality picks the component. When one frame has two hands of one side, the one whose chirality
+/// is surer (handedness further from 0.5) takes the component and the other is left out of the `.pose`
+/// file (the keypoint file keeps both); `droppedHands` counts them.
+///
+/// Written by hand: pose-format is a Python library; the layout is its `pose_header.py` and
+/// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
+public final class PoseFileWriter: KeypointOutput {
+    public let url: URL
+    private let file: StagedFile
+    private let coordinates: ScratchFile
+    private let confidences: ScratchFile
+    private var frames = 0
+    public private(set) var droppedHands = 0
+
+    /// MediaPipe's `HandLandmark` names, in landmark order.
+    public static let pointNames = [
+        "WRIST", "THUMB_CMC", "THUMB_MCP", "THUMB_IP", "THUMB_TIP",
+        "INDEX_FINGER_MCP", "INDEX_FINGER_PIP", "INDEX_FINGER_DIP", "INDEX_FINGER_TIP",
+        "MIDDLE_FINGER_MCP", "MIDDLE_FINGER_PIP", "MIDDLE_FINGER_DIP", "MIDDLE_FINGER_TIP",
+        "RING_FINGER_MCP", "RING_FINGER_PIP", "RING_FINGER_DIP", "RING_FINGER_TIP",
+        "PINKY_MCP", "PINKY_PIP", "PINKY_DIP", "PINKY_TIP",
+    ]
+    /// MediaPipe's `HAND_CONNECTIONS`: the palm, then each finger from its base.
+    public static let limbs: [(UInt16, UInt16)] = [
+        (0, 1), (0, 5), (5, 9), (9, 13), (13, 17), (0, 17),
+        (1, 2), (2, 3), (3, 4), (5, 6), (6, 7), (7, 8), (9, 10), (10, 11), (11, 12),
+        (13, 14), (14, 15), (15, 16), (17, 18), (18, 19), (19, 20),
+    ]
+    /// A colour per point (pose-format colours points and draws each limb in the mean of its ends'):
+    /// the wrist grey, each finger its own hue.
+    static let colors: [(UInt16, UInt16, UInt16)] = {
+        let fingers: [(UInt16, UInt16, UInt16)] = [(230, 80, 60), (240, 200, 40), (60, 190, 80), (50, 140, 230), (170, 80, 220)]
+        return [(128, 128, 128)] + (0..<20).map { fingers[$0 / 4] }
+    }()
+    public static let components = ["LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS"]
+
+    public init(url: URL) throws {
+        self.url = url
+        file = try StagedFile(url: url)
+        coordinates = try ScratchFile(beside: url)
+        confidences = try ScratchFile(beside: url)
+    }
+
+    /// The frame size is known only at the end: points are kept normalised until then.
+    public func append(_ frame: KeypointFile.Frame) throws {
+        var chosen: [Chirality: KeypointFile.Hand] = [:]
+        for hand in frame.hands {
+            if let other = chosen[hand.chirality] {
+                droppedHands += 1
+                if abs(hand.handedness - 0.5) <= abs(other.handedness - 0.5) { continue }
+            }
+            chosen[hand.chirality] = hand
+        }
+        for side in [Chirality.left, .right] {
+            if let hand = chosen[side] {
+                coordinates.append(hand.landmarks.flatMap { $0 })
+                confidences.append([Float](repeating: hand.presence ?? 1, count: Joint.count))
+            } else {
+                coordinates.append([Float](repeating: 0, count: Joint.count * 3))
+                confidences.append([Float](repeating: 0, count: Joint.count))
+            }
+        }
+        frames += 1
+        try coordinates.spill()
+        try confidences.spill()
+    }
+
+    public func complete(_ header: KeypointFile) throws {
+        let width = header.video.width, height = header.video.height
+        guard (1...65535).contains(width), (1...65535).contains(height) else {
+            file.abandon()
+            throw KeypointError.unwritable(path: url.path, reason: "pose-format holds frame sizes up to 65535, not \(width)x\(height)")
+        }
+        var out = Data()
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        func f32(_ v: Float) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
+        func str(_ s: String) { u16(UInt16(s.utf8.count)); out.append(contentsOf: Array(s.utf8)) }
+        f32(0.2)
+        u16(UInt16(width)); u16(UInt16(height)); u16(0)
+        u16(UInt16(Self.components.count))
+        for name in Self.components {
+            str(name)
+            str("XYZC")
+            u16(UInt16(Self.pointNames.count)); u16(UInt16(Self.limbs.count)); u16(UInt16(Self.colors.count))
+            for p in Self.pointNames { str(p) }
+            for (a, b) in Self.limbs { u16(a); u16(b) }
+            for (r, g, b) in Self.colors { u16(r); u16(g); u16(b) }
+        }
+        f32(Float(header.video.fps ?? 1))
+        withUnsafeBytes(of: UInt32(frames).littleEndian) { out.append(contentsOf: $0) }
+        u16(1)   // people
+        do {
+            try file.write(out)
+            // Coordinates: normalised x, y become pixels as they are copied.
+            let points = try coordinates.reader()
+            let scale = SIMD4<Float>(Float(width), Float(height), 1, 0)
+            while !points.atEnd {
+                var chunk = try points.read(3 * 4 * 4096)
+                chunk.withUnsafeMutableBytes { raw in
+                    let v = raw.bindMemory(to: Float.self)
+                    for i in stride(from: 0, to: v.count, by: 3) { v[i] *= scale[0]; v[i + 1] *= scale[1] }
+                }
+                try file.write(chunk)
+            }
+            let conf = try confidences.reader()
+            while !conf.atEnd { try file.write(try conf.read(1 << 16)) }
+            try file.close()
+        } catch {
+            file.abandon()
+            throw error
+        }
+    }
+
+    public func commit() throws { try file.commit() }
+    public func abandon() { file.abandon() }
+}

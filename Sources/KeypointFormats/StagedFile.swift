@@ -1,0 +1,162 @@
+import Foundation
+import Keypoints
+
+/// One output of an input's extraction, written as frames complete: `complete` writes what only the
+/// end knows and closes the temporary file, `commit` renames it into place, `abandon` removes it.
+public protocol KeypointOutput: AnyObject {
+    var url: URL { get }
+    func append(_ frame: KeypointFile.Frame) throws
+    func complete(_ file: KeypointFile) throws
+    func commit() throws
+    func abandon()
+}
+
+extension KeypointFileWriter: KeypointOutput {}
+
+/// A file written under `KeypointFile.temporaryURL(for:)` through a buffer and renamed into place.
+final class StagedFile {
+    let url: URL
+    let temporary: URL
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var closed = false
+
+    init(url: URL) throws {
+        self.url = url
+        temporary = KeypointFile.temporaryURL(for: url)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw KeypointError.unwritable(path: url.path, reason: "cannot create \(temporary.lastPathComponent) beside it")
+            }
+            handle = try FileHandle(forWritingTo: temporary)
+        } catch let e as KeypointError {
+            throw e
+        } catch {
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+    }
+
+    deinit { if !closed { abandon() } }
+
+    func write(_ data: Data) throws {
+        buffer.append(data)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func write(_ text: String) throws { try write(Data(text.utf8)) }
+
+    /// Flushes, syncs and closes the temporary file.
+    func close() throws {
+        do {
+            try flush()
+            try handle.synchronize()
+            try handle.close()
+            closed = true
+        } catch {
+            abandon()
+            if let e = error as? KeypointError { throw e }
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+    }
+
+    func commit() throws {
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            abandon()
+            throw KeypointError.unwritable(path: url.path, reason: reason)
+        }
+    }
+
+    func abandon() {
+        if !closed { try? handle.close() }
+        closed = true
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Scratch space for values that must be written after others in the final file (a `.pose` body keeps
+/// all coordinates before all confidences; an `.npz` member per array): a file opened beside the
+/// output and unlinked at once, so nothing is left behind whatever happens to the process.
+final class ScratchFile {
+    private let fd: Int32
+    private var buffer = Data()
+    private let owner: URL
+    private(set) var size = 0
+
+    init(beside url: URL) throws {
+        owner = url
+        var template = Array(url.deletingLastPathComponent().appendingPathComponent(".handpose-scratch-XXXXXX").path.utf8CString)
+        fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw KeypointError.unwritable(path: url.path, reason: "no scratch file: \(String(cString: strerror(errno)))") }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    }
+
+    deinit { Foundation.close(fd) }
+
+    func append<T>(_ values: [T]) {
+        values.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeRawBufferPointer($0)) }
+        size += values.count * MemoryLayout<T>.stride
+    }
+
+    func append<T>(_ value: T) {
+        withUnsafeBytes(of: value) { buffer.append(contentsOf: $0) }
+        size += MemoryLayout<T>.stride
+    }
+
+    /// Writes what is buffered when the buffer is large (call after appending).
+    func spill(force: Bool = false) throws {
+        guard force || buffer.count >= 1 << 16, !buffer.isEmpty else { return }
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            guard n > 0 else { throw KeypointError.unwritable(path: owner.path, reason: "scratch file: \(String(cString: strerror(errno)))") }
+            done += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads the whole file back in order, `chunk` bytes at a time.
+    func reader(chunk: Int = 1 << 16) throws -> ScratchReader {
+        try spill(force: true)
+        return ScratchReader(fd: fd, size: size, owner: owner)
+    }
+}
+
+/// Sequential reads of a scratch file from its start.
+final class ScratchReader {
+    private let fd: Int32
+    private let owner: URL
+    private var offset = 0
+    let size: Int
+
+    init(fd: Int32, size: Int, owner: URL) { self.fd = fd; self.size = size; self.owner = owner }
+
+    var atEnd: Bool { offset >= size }
+
+    /// The next `count` bytes (fewer only at the end).
+    func read(_ count: Int) throws -> Data {
+        let n = min(count, size - offset)
+        var data = Data(count: n)
+        var done = 0
+        while done < n {
+            let got = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, n - done, off_t(offset + done)) }
+            guard got > 0 else { throw KeypointError.unwritable(path: owner.path, reason: "scratch file: \(String(cString: strerror(errno)))") }
+            done += got
+        }
+        offset += n
+        return data
+    }
+
+    func read<T>(_ type: T.Type) throws -> T {
+        let d = try read(MemoryLayout<T>.size)
+        return d.withUnsafeBytes { $0.loadUnaligned(as: T.self) }
+    }
+}

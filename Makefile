@@ -46,7 +46,8 @@ run: build
 	  --fps 15 --window 15 --split train=0.75,val=0.25 --seed 1 --augment flip,rotate=10 --copies 1 --flip-labels swipe_left:swipe_right
 	$(BIN) export poses Samples/poses --keypoints out/keypoints/poses -o out/poses
 	$(BIN) compare out/keypoints Samples | tee out/accuracy.txt
-	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt"
+	$(BIN) report out/actions --keypoints out/keypoints | tee out/report.txt
+	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt, out/report.txt and out/actions/report.png"
 
 # Benchmarks, not tests: our engine and extraction beside TFLite's XNNPACK and MediaPipe's Python
 # package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.

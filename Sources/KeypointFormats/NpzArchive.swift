@@ -47,3 +47,20 @@ public enum NpzArchive {
         }
     }
 }
+
+extension NpzArchive {
+    /// The members of an `.npz` file, by name (without `.npy`).
+    public static func read(_ url: URL) throws -> [String: Npy.Loaded] {
+        let archive: Archive
+        do { archive = try Archive(url: url, accessMode: .read) } catch {
+            throw KeypointError.unreadable(path: url.path, reason: "not a zip archive (\(describe(error)))")
+        }
+        var out: [String: Npy.Loaded] = [:]
+        for entry in archive where entry.type == .file && entry.path.hasSuffix(".npy") {
+            var data = Data()
+            _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+            out[String(entry.path.dropLast(4))] = try Npy.read(data, name: "\(url.path):\(entry.path)")
+        }
+        return out
+    }
+}

@@ -9,6 +9,6 @@ struct Handpose: ParsableCommand {
         commandName: "handpose",
         abstract: "Turn folders of video clips and images into hand-pose training data.",
         version: version,
-        subcommands: [Extract.self, Status.self, Validate.self, Export.self, Synth.self, Render.self, Compare.self, Probe.self, Bench.self, ExtractWorker.self]
+        subcommands: [Extract.self, Status.self, Validate.self, Export.self, Synth.self, Render.self, Compare.self, ReportCommand.self, Probe.self, Bench.self, ExtractWorker.self]
     )
 }

@@ -1,0 +1,316 @@
+import Foundation
+import KeypointFormats
+import Keypoints
+
+/// What `handpose report` says of an exported dataset (and of the keypoint files behind it) before any
+/// GPU is spent: per class the clips, segments, seconds, examples per split part and the share of frames
+/// with a hand; per clip the detection rate and the longest gap; warnings for what will hurt training;
+/// and a baseline classifier trained on the training part and scored on the held-out one.
+public struct DatasetReport: Codable, Sendable {
+    public struct ClassRow: Codable, Sendable, Equatable {
+        public var name: String
+        public var clips: Int
+        /// Annotated segments (actions) or images (poses).
+        public var segments: Int
+        /// Seconds of annotated footage (actions).
+        public var seconds: Double?
+        /// Original examples (windows or samples) per split part.
+        public var examples: [String: Int]
+        /// Augmented copies, over all parts.
+        public var augmented: Int
+        /// Share of the examples' frames that hold a real hand (from the mask); nil when the format has none.
+        public var handShare: Double?
+    }
+    public struct ClipRow: Codable, Sendable, Equatable {
+        public var source: String
+        public var frames: Int
+        public var framesWithHand: Int
+        public var detectionRate: Double
+        /// The longest run of frames without a hand, in frames and seconds.
+        public var longestGap: Int
+        public var longestGapSeconds: Double
+    }
+    public struct Baseline: Codable, Sendable, Equatable {
+        public var model: String
+        public var trainedOn: String
+        public var scoredOn: String
+        public var trainingExamples: Int
+        public var features: Int
+        public var score: BaselineClassifier.Score
+    }
+
+    public var dataset: String?
+    public var kind: String?
+    public var classes: [ClassRow] = []
+    public var parts: [String] = []
+    public var clips: [ClipRow] = []
+    /// Dataset clips whose keypoint file was not found (no per-clip figures for them).
+    public var clipsWithoutKeypoints: [String] = []
+    public var warnings: [String] = []
+    public var baseline: Baseline?
+    /// Why there is no baseline (no split with a held-out part, one class only, ...).
+    public var baselineSkipped: String?
+
+    public init() {}
+
+    /// The per-clip figures of one keypoint file.
+    public static func clipRow(_ file: KeypointFile, source: String) -> ClipRow {
+        var gap = 0, longest = 0, longestSeconds = 0.0, gapStart: Double?
+        var withHand = 0
+        for (k, frame) in file.frames.enumerated() {
+            if frame.hands.isEmpty {
+                if gap == 0 { gapStart = frame.t }
+                gap += 1
+                // The gap lasts until the next frame's time (or this frame's for the last one).
+                let end = k + 1 < file.frames.count ? file.frames[k + 1].t : frame.t
+                if gap > longest || (gap == longest && end - (gapStart ?? end) > longestSeconds) {
+                    longest = gap
+                    longestSeconds = end - (gapStart ?? end)
+                }
+            } else {
+                withHand += 1
+                gap = 0
+            }
+        }
+        let n = file.frames.count
+        // At a known rate a gap of k frames lasts k frame intervals.
+        if let fps = file.video.fps, fps > 0 { longestSeconds = Double(longest) / fps }
+        return ClipRow(source: source, frames: n, framesWithHand: withHand, detectionRate: n == 0 ? 0 : Double(withHand) / Double(n),
+                       longestGap: longest, longestGapSeconds: (longestSeconds * 1000).rounded() / 1000)
+    }
+
+    /// A report of keypoint files alone: per clip figures and the warning for clips with hands in under
+    /// half their frames.
+    public static func keypoints(_ files: [(source: String, file: KeypointFile)]) -> DatasetReport {
+        var r = DatasetReport()
+        r.clips = files.map { clipRow($0.file, source: $0.source) }.sorted { $0.source < $1.source }
+        r.warnings = r.clipWarnings()
+        return r
+    }
+
+    func clipWarnings(skipping: Set<String> = []) -> [String] {
+        clips.filter { $0.frames > 0 && $0.detectionRate < 0.5 && !skipping.contains($0.source) }.map {
+            "clip \($0.source): a hand in only \(Self.percent($0.detectionRate)) of its \($0.frames) frames (longest gap \($0.longestGap) frames)"
+        }
+    }
+
+    static func percent(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }
+
+    /// The report of an export folder (with `dataset.json`). `keypointFile(source)` gives a clip's
+    /// keypoint file when it can be found (nil otherwise).
+    public static func dataset(at folder: URL, keypointFile: (String) -> KeypointFile?) throws -> DatasetReport {
+        let manifest = try DatasetManifest.load(folder)
+        var r = DatasetReport()
+        r.dataset = folder.path
+        r.kind = manifest.kind
+        let parts = manifest.settings.split.map(\.name)
+        r.parts = parts.isEmpty ? ["all"] : parts
+        var loaded: [String: PartData] = [:]
+        for part in r.parts {
+            loaded[part] = try PartData.load(folder: parts.isEmpty ? folder : folder.appendingPathComponent(part), part: part,
+                                             manifest: manifest)
+        }
+        // Per class.
+        let classes = manifest.classes
+        for (c, name) in classes.enumerated() {
+            var row = ClassRow(name: name, clips: 0, segments: 0, seconds: manifest.kind == "actions" ? 0 : nil, examples: [:],
+                               augmented: 0, handShare: nil)
+            var sources = Set<String>(), segments = Set<String>()
+            var handFrames = 0.0, frames = 0.0, haveMask = false
+            for part in r.parts {
+                guard let data = loaded[part] else { continue }
+                var originals = 0
+                for (i, record) in data.records.enumerated() where data.labels[i] == c {
+                    if record.copy != nil { row.augmented += 1; continue }
+                    originals += 1
+                    sources.insert(record.source)
+                    let key = "\(record.source)|\(record.annotation ?? "")|\(record.line ?? -1)|\(record.segment?.map { "\($0)" }.joined(separator: ",") ?? "")"
+                    if segments.insert(key).inserted, let s = record.segment, s.count == 2 { row.seconds! += max(0, s[1] - s[0]) }
+                    if let m = data.maskShare(i) { handFrames += m.hands; frames += m.frames; haveMask = true }
+                }
+                row.examples[part] = originals
+            }
+            row.clips = sources.count
+            row.segments = segments.count
+            if let s = row.seconds { row.seconds = (s * 1000).rounded() / 1000 }
+            if haveMask && frames > 0 { row.handShare = handFrames / frames }
+            r.classes.append(row)
+        }
+        // Per clip, from the keypoint files.
+        var seen = Set<String>()
+        for part in r.parts { for record in loaded[part]?.records ?? [] where seen.insert(record.source).inserted {
+            if let file = keypointFile(record.source) { r.clips.append(clipRow(file, source: record.source)) } else {
+                r.clipsWithoutKeypoints.append(record.source)
+            }
+        } }
+        r.clips.sort { $0.source < $1.source }
+        r.clipsWithoutKeypoints.sort()
+        // Warnings.
+        let totals = r.classes.map { $0.examples.values.reduce(0, +) }
+        if let most = totals.max(), most > 0 {
+            for (row, total) in zip(r.classes, totals) where Double(total) < Double(most) / 10 {
+                r.warnings.append("class \(row.name): \(total) example\(total == 1 ? "" : "s"), under a tenth of the largest class (\(most))")
+            }
+        }
+        if r.parts.count > 1 {
+            for row in r.classes { for part in r.parts where (row.examples[part] ?? 0) == 0 {
+                r.warnings.append("part \(part) has no example of class \(row.name)")
+            } }
+        }
+        // Create ML's negative class, Background, is meant to hold clips without the actions: its clips
+        // are not warned about for having few hands.
+        let background = Set(loaded.values.flatMap { d in d.records.filter { $0.label == "Background" }.map(\.source) })
+        let elsewhere = Set(loaded.values.flatMap { d in d.records.filter { $0.label != "Background" }.map(\.source) })
+        r.warnings += r.clipWarnings(skipping: background.subtracting(elsewhere))
+        // The baseline.
+        let held = ["val", "valid", "validation", "test"].first { r.parts.contains($0) }
+            ?? r.parts.first { $0 != "train" && r.parts.count > 1 }
+        let training = r.parts.contains("train") ? "train" : r.parts.first { $0 != held }
+        if let held, let training, held != training, let a = loaded[training], let b = loaded[held] {
+            if classes.count < 2 {
+                r.baselineSkipped = "one class only"
+            } else if a.labels.isEmpty || b.labels.isEmpty {
+                r.baselineSkipped = "part \(a.labels.isEmpty ? training : held) has no examples"
+            } else {
+                let classifier = BaselineClassifier(x: a.features, y: a.labels, features: a.featureCount, classes: classes.count)
+                let counts = (0..<classes.count).map { c in a.labels.filter { $0 == c }.count }
+                let common = counts.indices.max { counts[$0] < counts[$1] } ?? 0
+                let chance = Double(b.labels.filter { $0 == common }.count) / Double(b.labels.count)
+                let originals = b.records.indices.filter { b.records[$0].copy == nil }
+                let x = originals.flatMap { Array(b.features[$0 * b.featureCount..<($0 + 1) * b.featureCount]) }
+                let score = classifier.score(x: x, y: originals.map { b.labels[$0] }, chance: chance)
+                r.baseline = Baseline(model: "logistic regression on wrist-normalised x, y summarised per window (mean shape, its change and spread, the wrist's displacement, the share of frames with a hand)",
+                                      trainedOn: training, scoredOn: held, trainingExamples: a.labels.count, features: a.featureCount, score: score)
+                if score.accuracy < chance + 0.1 {
+                    r.warnings.append("the baseline scores \(percent(score.accuracy)) on \(held), near chance (\(percent(chance))): check labels and segments")
+                }
+            }
+        } else {
+            r.baselineSkipped = "no held-out part: export with --split (e.g. train=0.8,val=0.2) for a baseline"
+        }
+        return r
+    }
+}
+
+/// One split part of an export, read back: its manifest records, labels, the baseline's features and
+/// the mask.
+struct PartData {
+    var records: [ExampleRecord]
+    var labels: [Int]
+    var features: [Float]
+    var featureCount: Int
+    /// Per example: frames x hand slots of the mask (1 where a hand is real).
+    var mask: [Float]
+    var maskPerExample: Int
+
+    func maskShare(_ i: Int) -> (hands: Double, frames: Double)? {
+        guard maskPerExample > 0 else { return nil }
+        let m = mask[i * maskPerExample..<(i + 1) * maskPerExample]
+        return (Double(m.reduce(0, +)), Double(maskPerExample))
+    }
+
+    static func load(folder: URL, part: String, manifest: DatasetManifest) throws -> PartData {
+        let fm = FileManager.default
+        func path(_ name: String) -> URL { folder.appendingPathComponent(name) }
+        var records: [ExampleRecord] = []
+        let manifestURL = path("manifest.jsonl")
+        guard let text = try? String(contentsOf: manifestURL, encoding: .utf8) else {
+            throw DatasetError.unreadable(path: manifestURL.path, reason: "no manifest.jsonl for part \(part)")
+        }
+        for (n, line) in text.split(separator: "\n").enumerated() {
+            do { records.append(try JSONDecoder().decode(ExampleRecord.self, from: Data(line.utf8))) } catch {
+                throw DatasetError.invalid(path: "\(manifestURL.path):\(n + 1)", reason: "not an example record")
+            }
+        }
+        let classIndex = Dictionary(uniqueKeysWithValues: manifest.classes.enumerated().map { ($1, $0) })
+        let labels = try records.enumerated().map { n, r -> Int in
+            guard let c = classIndex[r.label] else {
+                throw DatasetError.invalid(path: "\(manifestURL.path):\(n + 1)", reason: "label '\(r.label.prefix(40))' is not a class")
+            }
+            return c
+        }
+        let frames: Int? = manifest.kind == "actions" ? manifest.settings.window : nil
+        let slots = manifest.settings.hand == .both ? 2 : 1
+        let channels = manifest.settings.features.count
+        let n = records.count
+        var x: [Float], mask: [Float]
+        if fm.fileExists(atPath: path("X.npy").path) {
+            x = try Npy.read(try Data(contentsOf: path("X.npy")), name: path("X.npy").path).values
+            mask = try Npy.read(try Data(contentsOf: path("mask.npy")), name: path("mask.npy").path).values
+        } else if fm.fileExists(atPath: path("data.npz").path) {
+            let z = try NpzArchive.read(path("data.npz"))
+            guard let xs = z["X"], let ms = z["mask"] else { throw DatasetError.invalid(path: path("data.npz").path, reason: "no X or mask") }
+            x = xs.values; mask = ms.values
+        } else if fm.fileExists(atPath: path("keypoints.csv").path) {
+            let rows = try csvRows(path("keypoints.csv")).dropFirst()
+            let per = (frames ?? 1) * slots * channels * Joint.count, maskPer = (frames ?? 1) * slots
+            x = []; mask = []
+            for row in rows {
+                guard row.count == 1 + per + maskPer else {
+                    throw DatasetError.invalid(path: path("keypoints.csv").path, reason: "a row of \(row.count) values, expected \(1 + per + maskPer)")
+                }
+                x += row[1...per]; mask += row[(per + 1)...]
+            }
+        } else if fm.fileExists(atPath: path("keypoint.csv").path) {
+            // Kazuhito00's layout: already wrist-relative and scaled, 42 numbers, no mask.
+            let rows = try csvRows(path("keypoint.csv"))
+            return PartData(records: records, labels: labels, features: rows.flatMap { $0.dropFirst() }, featureCount: 42,
+                            mask: [], maskPerExample: 0)
+        } else {
+            throw DatasetError.unreadable(path: folder.path, reason: "no X.npy, data.npz or keypoints.csv for part \(part)")
+        }
+        let per = (frames ?? 1) * slots * channels * Joint.count
+        let maskPer = (frames ?? 1) * slots
+        guard x.count == n * per, mask.count == n * maskPer else {
+            throw DatasetError.invalid(path: folder.path, reason: "X holds \(x.count) values for \(n) examples of \(per)")
+        }
+        // Per hand slot, over the window's real frames (the mask's): the shape (each frame's joints'
+        // x, y minus the wrist's, divided by their largest absolute value) averaged, its change from the
+        // first real frame to the last, its spread over time, the wrist's displacement from first to
+        // last (a swipe left and a swipe right differ only there) and the share of frames with a hand.
+        // Summaries, not every frame: a window's timing varies from clip to clip, and a baseline trained
+        // on few clips must not learn it.
+        let frameCount = frames ?? 1
+        let perSlot = 3 * 42 + 3
+        var features: [Float] = []
+        features.reserveCapacity(n * slots * perSlot)
+        let createml = manifest.settings.layout == .createml
+        for i in 0..<n {
+            for slot in 0..<slots {
+                var shapes: [[Float]] = [], wrists: [SIMD2<Float>] = []
+                for t in 0..<frameCount {
+                    let s = t * slots + slot
+                    guard mask[i * maskPer + s] != 0 else { continue }
+                    let base = (i * maskPer + s) * channels * Joint.count
+                    func value(_ j: Int, _ c: Int) -> Float { x[base + (createml ? c * Joint.count + j : j * channels + c)] }
+                    var v: [Float] = []
+                    for j in 0..<Joint.count { v += [value(j, 0) - value(0, 0), value(j, 1) - value(0, 1)] }
+                    let m = v.map(abs).max() ?? 0
+                    shapes.append(m > 0 ? v.map { $0 / m } : v)
+                    wrists.append(SIMD2(value(0, 0), value(0, 1)))
+                }
+                guard let first = shapes.first, let last = shapes.last else {
+                    features += [Float](repeating: 0, count: perSlot)
+                    continue
+                }
+                let count = Float(shapes.count)
+                let mean = (0..<42).map { k in shapes.reduce(0) { $0 + $1[k] } / count }
+                let spread = (0..<42).map { k in (shapes.reduce(0) { $0 + ($1[k] - mean[k]) * ($1[k] - mean[k]) } / count).squareRoot() }
+                let moved = wrists[wrists.count - 1] - wrists[0]
+                features += mean
+                features += zip(last, first).map { $0 - $1 }
+                features += spread
+                features += [moved.x, moved.y, count / Float(frameCount)]
+            }
+        }
+        return PartData(records: records, labels: labels, features: features, featureCount: slots * perSlot, mask: mask,
+                        maskPerExample: maskPer)
+    }
+
+    static func csvRows(_ url: URL) throws -> [[Float]] {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw DatasetError.unreadable(path: url.path, reason: "cannot be read")
+        }
+        return text.split(separator: "\n").map { $0.split(separator: ",").map { Float($0) ?? 0 } }
+    }
+}

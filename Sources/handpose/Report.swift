@@ -1,0 +1,151 @@
+import ArgumentParser
+import Datasets
+import Foundation
+import Keypoints
+import Rendering
+import VideoIO
+
+/// `handpose report`: is the dataset any good, before training on it?
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Report on an exported dataset (and its keypoint files): balance, detection, warnings and a baseline classifier.",
+        discussion: """
+        DATASET is a folder `handpose export` wrote (with dataset.json). Per class: clips, segments, seconds, examples \
+        per split part and the share of frames with a hand; per clip (from the keypoint files under --keypoints): the \
+        detection rate and the longest gap; warnings for a class under a tenth of the largest, a clip with hands in \
+        under half its frames, a split part missing a class; and a baseline (logistic regression on wrist-normalised \
+        x, y) trained on the training part and scored on the held-out one, with accuracy, recall per class and the \
+        confusion matrix. Without DATASET, reports on the keypoint files under --keypoints alone. \
+        The exit code is 0 even with warnings; 1 when the dataset cannot be read.
+        """
+    )
+
+    @Argument(help: "An export folder (with dataset.json).")
+    var dataset: String?
+
+    @Option(help: "Folder of keypoint files (from extract) for the per-clip figures; a dataset's clips are looked up in it by their path.")
+    var keypoints: String?
+
+    @Option(help: "Also draw the report as a PNG here (class balance, detection rate, confusion matrix). Default with a dataset: DATASET/report.png.")
+    var png: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard dataset != nil || keypoints != nil else { throw ValidationError("give an export folder, --keypoints FOLDER, or both") }
+        if let png, !png.lowercased().hasSuffix(".png") { throw ValidationError("--png must name a .png file") }
+    }
+
+    func run() throws {
+        let root = keypoints.map { URL(fileURLWithPath: $0) }
+        if let root {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
+                throw ValidationError("--keypoints \(root.path): no such folder")
+            }
+        }
+        var report: DatasetReport
+        var unreadable: [String] = []
+        if let dataset {
+            let folder = URL(fileURLWithPath: dataset)
+            do {
+                report = try DatasetReport.dataset(at: folder) { source in
+                    guard let root else { return nil }
+                    let url = root.appendingPathComponent(source + ".hands.json")
+                    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+                    do { return try KeypointFile.load(url) } catch { unreadable.append("\(error)"); return nil }
+                }
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        } else {
+            var files: [(String, KeypointFile)] = []
+            let base = root!.standardizedFileURL.path + "/"
+            for case let url as URL in FileManager.default.enumerator(at: root!, includingPropertiesForKeys: nil)!
+            where url.lastPathComponent.hasSuffix(".hands.json") && !url.lastPathComponent.hasSuffix(".truth.hands.json") {
+                let rel = String(url.standardizedFileURL.path.dropFirst(base.count).dropLast(".hands.json".count))
+                do { files.append((rel, try KeypointFile.load(url))) } catch { unreadable.append("\(error)") }
+            }
+            guard !files.isEmpty || !unreadable.isEmpty else {
+                FileHandle.standardError.write(Data("error: no keypoint files (*.hands.json) under \(root!.path)\n".utf8))
+                throw ExitCode(1)
+            }
+            report = DatasetReport.keypoints(files)
+        }
+        report.warnings += unreadable.map { "unreadable keypoint file: \($0)" }
+
+        let pngPath = png ?? dataset.map { URL(fileURLWithPath: $0).appendingPathComponent("report.png").path }
+        if let pngPath {
+            let chart = ReportChart.draw(.init(
+                classes: report.classes.map { ($0.name, $0.examples.values.reduce(0, +)) },
+                clips: report.clips.map { ($0.source, $0.detectionRate) },
+                confusion: report.baseline?.score.confusion,
+                title: dataset.map { "HANDPOSE REPORT: \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "HANDPOSE REPORT: KEYPOINTS"))
+            let url = URL(fileURLWithPath: pngPath)
+            let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial.png")
+            do {
+                try ImageWriter.writePNG(chart.frame(), to: temporary)
+                guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                FileHandle.standardError.write(Data("error: \(pngPath): cannot be written (\(describe(error)))\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(Self.text(report, png: pngPath))
+        }
+    }
+
+    static func text(_ r: DatasetReport, png: String?) -> String {
+        var out: [String] = []
+        func pct(_ v: Double?) -> String { v.map { String(format: "%.1f%%", 100 * $0) } ?? "-" }
+        if let d = r.dataset { out.append("dataset \(d) (\(r.kind ?? "?"))") }
+        if !r.classes.isEmpty {
+            var table = [["class", "clips", "segments", "seconds"] + r.parts + ["augmented", "frames with a hand"]]
+            for c in r.classes {
+                table.append([c.name, "\(c.clips)", "\(c.segments)", c.seconds.map { String(format: "%.1f", $0) } ?? "-"]
+                             + r.parts.map { "\(c.examples[$0] ?? 0)" } + ["\(c.augmented)", pct(c.handShare)])
+            }
+            out.append(Table.render(table))
+        }
+        if !r.clips.isEmpty {
+            let rates = r.clips.map(\.detectionRate)
+            let worst = r.clips.sorted { $0.detectionRate < $1.detectionRate }.prefix(10)
+            out.append(String(format: "%d clips: detection rate mean %.1f%%, lowest %.1f%%", r.clips.count,
+                              100 * rates.reduce(0, +) / Double(rates.count), 100 * (rates.min() ?? 0)))
+            var table = [["clip (lowest detection first)", "frames", "with a hand", "rate", "longest gap"]]
+            for c in worst {
+                table.append([c.source, "\(c.frames)", "\(c.framesWithHand)", pct(c.detectionRate),
+                              String(format: "%d frames (%.2fs)", c.longestGap, c.longestGapSeconds)])
+            }
+            out.append(Table.render(table))
+        }
+        if !r.clipsWithoutKeypoints.isEmpty {
+            out.append("\(r.clipsWithoutKeypoints.count) clips have no keypoint file to report on (pass --keypoints FOLDER): "
+                       + r.clipsWithoutKeypoints.prefix(5).joined(separator: ", ") + (r.clipsWithoutKeypoints.count > 5 ? ", ..." : ""))
+        }
+        if let b = r.baseline {
+            let s = b.score
+            out.append(String(format: "baseline: %@, trained on %@ (%d examples), scored on %@ (%d): accuracy %.1f%% (chance %.1f%%)",
+                              "logistic regression on wrist-normalised hand shape and motion", b.trainedOn, b.trainingExamples, b.scoredOn, s.examples,
+                              100 * s.accuracy, 100 * s.chance))
+            let names = r.classes.map(\.name)
+            var table = [["true \\ predicted"] + names + ["recall"]]
+            for (i, row) in s.confusion.enumerated() { table.append([names[i]] + row.map(String.init) + [pct(s.recall[i])]) }
+            out.append(Table.render(table))
+        } else if let why = r.baselineSkipped {
+            out.append("baseline: none (\(why))")
+        }
+        out.append(r.warnings.isEmpty ? "no warnings" : "warnings:\n" + r.warnings.map { "  - " + $0 }.joined(separator: "\n"))
+        if let png { out.append("picture: \(png)") }
+        return out.joined(separator: "\n\n")
+    }
+}

@@ -105,6 +105,11 @@ public enum KeypointExtraction {
             }
         }
         if let failure { throw failure }
+        // A file FFmpeg opens but yields no frame from (text named .png, an empty stream) is not a clip
+        // with no hands: it fails like any unreadable file, and no keypoint file claims it was read.
+        guard count > 0 else {
+            throw VideoError.corrupt(path: url.path, frame: 0, time: nil, ffmpeg: "no frame could be decoded")
+        }
         let info = reader.info
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,

@@ -51,6 +51,8 @@ final class ExtractRobustnessTests: XCTestCase {
         }
         try Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }).write(to: mixed.appendingPathComponent("random.jpg"))
         try Data().write(to: mixed.appendingPathComponent("empty.mp4"))
+        // Text under an image's name: FFmpeg opens it and yields no frame; it must fail, not be "done".
+        try Data("not an image at all\n".utf8).write(to: mixed.appendingPathComponent("text.png"))
         let clip = try Data(contentsOf: synth.appendingPathComponent("actions/pinch_0.mp4"))
         try clip.prefix(clip.count * 8 / 10).write(to: mixed.appendingPathComponent("truncated.mp4"))
         try fm.copyItem(at: synth.appendingPathComponent("actions/point_0.mp4"), to: mixed.appendingPathComponent("poison.mp4"))
@@ -66,8 +68,9 @@ final class ExtractRobustnessTests: XCTestCase {
         let crash = [ExtractWorkerHook.variable: "poison.mp4"]
         let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"], environment: crash)
         XCTAssertEqual(code, 1, text)
-        XCTAssertTrue(text.contains("9 files: 5 done, 0 skipped, 1 incomplete, 3 failed"), text)
+        XCTAssertTrue(text.contains("10 files: 5 done, 0 skipped, 1 incomplete, 4 failed"), text)
         for (name, reason) in [("random.jpg", "cannot decode its first frame"), ("empty.mp4", "not a video or image"),
+                               ("text.png", "cannot decode its first frame"),
                                ("poison.mp4", "crashed (signal 11, SIGSEGV)"), ("truncated.mp4", "frames kept")] {
             XCTAssertTrue(text.split(separator: "\n").contains { $0.contains(name) && $0.contains(reason) }, "\(name): \(reason)\n\(text)")
         }
@@ -81,7 +84,7 @@ final class ExtractRobustnessTests: XCTestCase {
         // The truncated clip keeps its frames, marked incomplete; each failed file has only the record of
         // why (for `status`); no temporary file remains.
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json"]
+        let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json", "text.png.failed.json"]
         XCTAssertEqual(written, (names + ["truncated.mp4.hands.json"] + records).sorted())
         let poison = try String(contentsOfFile: out + "/poison.mp4.failed.json", encoding: .utf8)
         XCTAssertTrue(poison.contains("SIGSEGV") && poison.contains("handpose/failure@1"), poison)
@@ -92,7 +95,7 @@ final class ExtractRobustnessTests: XCTestCase {
         // A rerun gets past the file that kills its worker, and reports it again.
         let (again, againText) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "1"], environment: crash)
         XCTAssertEqual(again, 1, againText)
-        XCTAssertTrue(againText.contains("9 files: 0 done, 5 skipped, 1 incomplete, 3 failed"), againText)
+        XCTAssertTrue(againText.contains("10 files: 0 done, 5 skipped, 1 incomplete, 4 failed"), againText)
     }
 
     func testSymlinkedFoldersLoopsAndEmptyResults() throws {

@@ -23,8 +23,23 @@ public struct KeypointComparison: Sendable {
     /// Frames in which neither file reports a hand twice, and those of them agreeing on the count.
     public var framesWithoutTwice = 0
     public var framesWithoutTwiceAgreeingOnCount = 0
+    /// Per joint (MediaPipe's order), the summed distance over matched hands, in palm sizes.
+    public var jointDeviationSums = [Double](repeating: 0, count: Joint.count)
+    /// Joints compared (21 per matched hand pair).
+    public var jointsCompared = 0
+    /// The PCK thresholds, in palm sizes, and the joints within each.
+    public static let pckThresholds = [0.05, 0.1, 0.2]
+    public var jointsWithin = [Int](repeating: 0, count: pckThresholds.count)
 
     public init() {}
+
+    /// Percentage of correct keypoints: the share of compared joints within each of `pckThresholds`.
+    public var pck: [Double] { jointsWithin.map { jointsCompared == 0 ? 0 : Double($0) / Double(jointsCompared) } }
+    /// Mean deviation of each joint over matched hands, in palm sizes.
+    public var jointDeviations: [Double] {
+        let hands = Double(jointsCompared / Joint.count)
+        return jointDeviationSums.map { hands == 0 ? 0 : $0 / hands }
+    }
 
     public var countAgreement: Double { frames == 0 ? 0 : Double(framesAgreeingOnCount) / Double(frames) }
     /// Count agreement over the frames in which neither file reports a hand twice.
@@ -46,6 +61,9 @@ public struct KeypointComparison: Sendable {
         handsOnlyInA += o.handsOnlyInA; handsOnlyInB += o.handsOnlyInB
         framesWithHandTwiceInA += o.framesWithHandTwiceInA; framesWithHandTwiceInB += o.framesWithHandTwiceInB
         framesWithoutTwice += o.framesWithoutTwice; framesWithoutTwiceAgreeingOnCount += o.framesWithoutTwiceAgreeingOnCount
+        for j in jointDeviationSums.indices { jointDeviationSums[j] += o.jointDeviationSums[j] }
+        jointsCompared += o.jointsCompared
+        for t in jointsWithin.indices { jointsWithin[t] += o.jointsWithin[t] }
     }
 
     /// Whether some hand of `hands` is another one found twice.
@@ -82,8 +100,16 @@ public struct KeypointComparison: Sendable {
             for (ha, hb) in match(fa.hands, fb.hands, width: W, height: H) {
                 result.matchedHands += 1
                 if ha.chirality == hb.chirality { result.chiralityAgreements += 1 }
-                let palm = simdLength(hb.pixel(9, width: W, height: H) - hb.pixel(0, width: W, height: H))
-                result.deviations.append(meanDistance(ha, hb, width: W, height: H) / max(palm, 1e-6))
+                let palm = max(simdLength(hb.pixel(9, width: W, height: H) - hb.pixel(0, width: W, height: H)), 1e-6)
+                result.deviations.append(meanDistance(ha, hb, width: W, height: H) / palm)
+                if ha.landmarks.count == Joint.count && hb.landmarks.count == Joint.count {
+                    for j in 0..<Joint.count {
+                        let d = simdLength(ha.pixel(j, width: W, height: H) - hb.pixel(j, width: W, height: H)) / palm
+                        result.jointDeviationSums[j] += d
+                        for (t, threshold) in pckThresholds.enumerated() where d <= threshold { result.jointsWithin[t] += 1 }
+                    }
+                    result.jointsCompared += Joint.count
+                }
             }
             let pairs = min(fa.hands.count, fb.hands.count)
             result.handsOnlyInA += fa.hands.count - pairs

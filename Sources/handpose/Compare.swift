@@ -34,23 +34,32 @@ struct Compare: ParsableCommand {
                  "chirality_agreement": c.chiralityAgreement, "mean_deviation_palms": c.meanDeviation,
                  "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
                  "frames_with_hand_twice_in_a": c.framesWithHandTwiceInA, "frames_with_hand_twice_in_b": c.framesWithHandTwiceInB,
-                 "count_agreement_without_twice": c.countAgreementWithoutTwice]
+                 "count_agreement_without_twice": c.countAgreementWithoutTwice,
+                 "pck": Dictionary(uniqueKeysWithValues: zip(KeypointComparison.pckThresholds.map { "\($0)" }, c.pck)),
+                 "joint_deviation_palms": Dictionary(uniqueKeysWithValues: zip(Joint.names, c.jointDeviations))]
             }
             var files: [String: Any] = [:]
             for (n, c) in rows { files[n] = obj(c) }
             let out: [String: Any] = ["files": files, "overall": obj(total), "errors": errors]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
         } else {
-            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "only A", "only B", "twice A", "twice B"]]
+            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev"]
+                         + KeypointComparison.pckThresholds.map { "PCK@\($0)" } + ["only A", "only B", "twice A", "twice B"]]
             func line(_ n: String, _ c: KeypointComparison) -> [String] {
                 [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
                  String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
-                 String(format: "%.4f", c.p95Deviation), "\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
+                 String(format: "%.4f", c.p95Deviation)] + c.pck.map { String(format: "%.1f%%", 100 * $0) } + ["\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
                  "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)"]
             }
             for (n, c) in rows { table.append(line(n, c)) }
             table.append(line("overall", total))
             print(Table.render(table))
+            if total.jointsCompared > 0 {
+                // Per joint over every matched hand: where the two sides disagree most.
+                var joints = [["joint", "mean dev (palms)"]]
+                for (name, d) in zip(Joint.names, total.jointDeviations) { joints.append([name, String(format: "%.4f", d)]) }
+                print("\nper joint, overall:\n" + Table.render(joints))
+            }
             if total.framesWithHandTwiceInA + total.framesWithHandTwiceInB > 0 {
                 print(String(format: "count agreement over the %d frames in which neither side reports a hand twice: %.1f%%",
                              total.framesWithoutTwice, 100 * total.countAgreementWithoutTwice))

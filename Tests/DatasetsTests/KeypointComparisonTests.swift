@@ -37,6 +37,29 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(c.countAgreementWithoutTwice, 2.0 / 3, accuracy: 1e-9)
     }
 
+    /// PCK and per-joint deviation by hand: palm 53.85 px; joint 8 moved 4 px (0.074 palm sizes), joint 12
+    /// 8 px (0.149), joint 16 16 px (0.297), everything else exact.
+    func testPCKAndPerJointDeviation() throws {
+        let b = hand()
+        var a = b
+        for (j, px) in [(8, Float(4)), (12, 8), (16, 16)] { a.landmarks[j][0] += px / 100 }
+        let c = try KeypointComparison.compare(file([[a], [a]]), file([[b], [b]]), path: "clip.mp4")
+        XCTAssertEqual(c.jointsCompared, 42)
+        XCTAssertEqual(KeypointComparison.pckThresholds, [0.05, 0.1, 0.2])
+        XCTAssertEqual(c.pck[0], 36.0 / 42, accuracy: 1e-9)   // all but 8, 12, 16 within 0.05
+        XCTAssertEqual(c.pck[1], 38.0 / 42, accuracy: 1e-9)   // joint 8 (0.074) joins at 0.1
+        XCTAssertEqual(c.pck[2], 40.0 / 42, accuracy: 1e-9)   // joint 12 (0.149) at 0.2; joint 16 (0.297) never
+        let palm = 53.851648
+        XCTAssertEqual(c.jointDeviations[8], 4 / palm, accuracy: 1e-5)
+        XCTAssertEqual(c.jointDeviations[12], 8 / palm, accuracy: 1e-5)
+        XCTAssertEqual(c.jointDeviations[16], 16 / palm, accuracy: 1e-5)
+        XCTAssertEqual(c.jointDeviations[0], 0)
+        var total = KeypointComparison()
+        total.merge(c); total.merge(c)
+        XCTAssertEqual(total.pck, c.pck)
+        XCTAssertEqual(total.jointsCompared, 84)
+    }
+
     func testDifferentFrameSizesAreRefused() {
         var b = file([[hand()]])
         b.video.width = 200

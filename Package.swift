@@ -27,7 +27,8 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libswscale libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
-        .target(name: "VideoIO", dependencies: ["CFFmpeg"]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"]),
         .target(name: "Inference"),
         .target(name: "Keypoints"),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),

@@ -16,7 +16,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil"),
-        .target(name: "VideoIO", dependencies: ["CFFmpeg"], swiftSettings: fuzz),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
+        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"], swiftSettings: fuzz),
         .target(name: "Keypoints", swiftSettings: fuzz),
         .target(name: "Annotations", dependencies: ["VideoIO"], swiftSettings: fuzz),
         .target(name: "FuzzDriver"),

@@ -3,7 +3,8 @@
 set -euo pipefail
 # ffmpeg (the command) writes the short test clips of awkward sizes and codecs for the decode sweep.
 # slurm-wlm and munge: the Slurm test brings up a real one-node cluster (scripts/slurm-cluster.sh).
-needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge)
+# libturbojpeg0-dev: JPEG stills are decoded by libjpeg-turbo, as OpenCV and Pillow decode them.
+needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

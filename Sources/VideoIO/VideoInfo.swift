@@ -21,4 +21,10 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     /// Frames the container's index places past the end of the file: more than 0 means the file was
     /// cut short (an interrupted copy or download), found without decoding.
     public var framesPastEndOfFile: Int = 0
+    /// What decodes the pictures: `libjpeg-turbo` for JPEG stills (as OpenCV and Pillow decode them),
+    /// else `ffmpeg`.
+    public var decoder: String = "ffmpeg"
+    /// A JPEG still's EXIF orientation (1-8), applied to the decoded picture as `cv2.imread` does; nil
+    /// when the file has none.
+    public var exifOrientation: Int? = nil
 }

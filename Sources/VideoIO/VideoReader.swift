@@ -33,6 +33,8 @@ public final class VideoReader {
     private var finished = false
     /// Every packet's presentation timestamp, sorted: the frame index of any timestamp. Built on first seek.
     private var ptsIndex: [Int64]?
+    /// A JPEG still decoded by libjpeg-turbo (see `JPEGStill`), handed out by the first `nextFrame`.
+    private var jpegStill: JPEGStill.Decoded?
 
     /// Opens `url`. `threads` 0 lets FFmpeg choose (frame and slice threads over all cores).
     public init(url: URL, threads: Int = 0) throws {
@@ -119,15 +121,22 @@ public final class VideoReader {
         let rotationCCW = cffmpeg_stream_rotation(stream)
         let clockwise = ((Int((-rotationCCW).rounded()) % 360) + 360) % 360
         let rotation = [0, 90, 180, 270].min { abs($0 - clockwise) < abs($1 - clockwise) }!
-        let w = Int(par.pointee.width), h = Int(par.pointee.height)
+        var w = Int(par.pointee.width), h = Int(par.pointee.height)
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "unknown"
+        let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
+        if still && codecName == "mjpeg", let data = try? Data(contentsOf: url), let decoded = JPEGStill.decode(data) {
+            jpegStill = decoded
+            (w, h) = (decoded.width, decoded.height)
+        }
         info = VideoInfo(
             path: path, container: containerName,
             codec: String(cString: avcodec_get_name(par.pointee.codec_id)), pixelFormat: pixfmt,
             width: rotation % 180 == 0 ? w : h, height: rotation % 180 == 0 ? h : w, rotation: rotation,
             averageFrameRate: avg, nominalFrameRate: nominal, duration: duration,
             frameCount: count, frameCountIsEstimate: estimate, isStillImage: still,
-            framesPastEndOfFile: still ? 0 : Self.indexedFramesPastEnd(stream, fileSize: ctx.pointee.pb.map { avio_size($0) } ?? -1))
+            framesPastEndOfFile: still ? 0 : Self.indexedFramesPastEnd(stream, fileSize: ctx.pointee.pb.map { avio_size($0) } ?? -1),
+            decoder: jpegStill == nil ? "ffmpeg" : "libjpeg-turbo",
+            exifOrientation: jpegStill.map { $0.orientation })
     }
 
     /// Index entries (frames) whose data the container places beyond the file's last byte.
@@ -151,6 +160,11 @@ public final class VideoReader {
 
     /// The next frame in presentation order, or nil at the end of the clip.
     public func nextFrame() throws -> VideoFrame? {
+        if let still = jpegStill {
+            if nextIndex > 0 { return nil }
+            nextIndex = 1
+            return VideoFrame(index: 0, time: 0, width: still.width, height: still.height, pixels: still.rgb)
+        }
         guard let decoded = try decodeNext() else { return nil }
         return decoded
     }

@@ -5,7 +5,7 @@ import VideoIO
 /// `handpose probe`: stream facts of clips and images.
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show each file's video stream: size as displayed, rotation, frame rate, duration, frame count, codec.",
+        abstract: "Show each file's video stream: size as displayed, rotation, frame rate, duration, frame count, codec, and which decoder reads it.",
         discussion: "A file that cannot be read is reported on its own line; the others are still probed. Exit code 1 when any failed."
     )
 
@@ -36,18 +36,20 @@ struct Probe: ParsableCommand {
                  "width": i.width, "height": i.height, "rotation": i.rotation,
                  "averageFrameRate": i.averageFrameRate, "nominalFrameRate": i.nominalFrameRate,
                  "duration": i.duration, "frames": i.frameCount, "framesEstimated": i.frameCountIsEstimate,
-                 "still": i.isStillImage, "framesPastEndOfFile": i.framesPastEndOfFile]
+                 "still": i.isStillImage, "framesPastEndOfFile": i.framesPastEndOfFile, "decoder": i.decoder,
+                 "exifOrientation": i.exifOrientation.map { $0 as Any } ?? NSNull()]
             }
             rows += failures.map { ["path": $0.0, "ok": false, "error": $0.1] }
             let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
-            let header = ["file", "size", "rot", "fps avg", "fps nominal", "duration", "frames", "codec", "pixels"]
+            let header = ["file", "size", "rot", "fps avg", "fps nominal", "duration", "frames", "codec", "pixels", "decoder"]
             var rows = infos.map { i in
                 [i.path, "\(i.width)x\(i.height)", "\(i.rotation)",
                  String(format: "%.3f", i.averageFrameRate), String(format: "%.3f", i.nominalFrameRate),
                  String(format: "%.3fs", i.duration), (i.frameCountIsEstimate ? "~" : "") + "\(i.frameCount)",
-                 i.codec + (i.isStillImage ? " (image)" : ""), i.pixelFormat]
+                 i.codec + (i.isStillImage ? " (image)" : ""), i.pixelFormat,
+                 i.decoder + (i.exifOrientation.map { $0 == 1 ? "" : " (EXIF orientation \($0) applied)" } ?? "")]
             }
             rows.insert(header, at: 0)
             print(Table.render(rows))

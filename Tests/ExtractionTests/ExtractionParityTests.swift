@@ -47,14 +47,18 @@ final class ExtractionParityTests: XCTestCase {
         XCTAssertLessThanOrEqual(total.meanDeviation, 0.03)
     }
 
+    /// JPEG stills decoded by libjpeg-turbo, as OpenCV decodes them for the legacy solution: the same
+    /// pixels, so the same keypoints to rounding (FFmpeg's mjpeg decoder gave 0.004-0.03 palm sizes).
     func testImagesMatchMediaPipe() throws {
         var total = KeypointComparison()
-        for image in ["images/mps_thumb_up.jpg", "images/vd_pointing_two_hands.jpg", "images/mp_gesture_call_2.jpg"] {
+        for image in ["images/mps_thumb_up.jpg", "images/vd_pointing_two_hands.jpg", "images/mp_gesture_call_2.jpg",
+                      "images/mp_gesture_rock_1.jpg"] {
             total.merge(try compare(image, mode: .image))
         }
         XCTAssertEqual(total.countAgreement, 1)
         XCTAssertEqual(total.chiralityAgreement, 1)
-        XCTAssertLessThanOrEqual(total.meanDeviation, 0.03)
+        XCTAssertLessThanOrEqual(total.meanDeviation, 0.001)
+        XCTAssertLessThanOrEqual(total.p95Deviation, 0.002)
     }
 
     /// With MediaPipe Tasks' rules (the default) a clip where the legacy reference reports one hand

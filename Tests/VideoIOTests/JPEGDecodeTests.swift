@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+import VideoIO
+
+/// JPEG stills are decoded as MediaPipe's users decode them: the pixels equal OpenCV's `cv2.imread`
+/// (libjpeg-turbo, EXIF orientation applied) exactly, for every chroma subsampling, odd sizes and all
+/// eight EXIF orientations; PNGs still go through FFmpeg.
+final class JPEGDecodeTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+
+    func testJPEGStillsMatchOpenCVPixelForPixel() throws {
+        let python = Self.root.appendingPathComponent(".venv/bin/python")
+        let dir = ClipFactory.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Pillow writes the JPEGs (libjpeg-turbo's encoder) with EXIF orientations; OpenCV reads them back.
+        let script = #"""
+        import sys, os, numpy as np, cv2
+        from PIL import Image
+        out = sys.argv[1]
+        rng = np.random.default_rng(7)
+        def picture(w, h):
+            y, x = np.mgrid[0:h, 0:w]
+            base = np.stack([(x * 255 // max(w - 1, 1)), (y * 255 // max(h - 1, 1)), ((x + y) * 7) % 256], -1)
+            return np.clip(base + rng.integers(-40, 40, (h, w, 3)), 0, 255).astype(np.uint8)
+        cases = []
+        for (w, h) in [(200, 200), (683, 384), (33, 17), (1, 9)]:
+            for sub, name in [(2, '420'), (1, '422'), (0, '444')]:
+                cases.append(('jpeg%s_%dx%d' % (name, w, h), Image.fromarray(picture(w, h)), dict(subsampling=sub, quality=90)))
+            cases.append(('grey_%dx%d' % (w, h), Image.fromarray(picture(w, h)[:, :, 0]), dict(quality=85)))
+        for o in range(1, 9):
+            exif = Image.Exif(); exif[0x0112] = o
+            cases.append(('orient%d_40x24' % o, Image.fromarray(picture(40, 24)), dict(quality=92, exif=exif.tobytes())))
+        for name, img, kw in cases:
+            path = os.path.join(out, name + '.jpg')
+            img.save(path, 'JPEG', **kw)
+            bgr = cv2.imread(path, cv2.IMREAD_COLOR)
+            rgb = np.ascontiguousarray(bgr[:, :, ::-1])
+            open(path + '.rgb', 'wb').write(rgb.tobytes())
+            open(path + '.size', 'w').write('%d %d' % (rgb.shape[1], rgb.shape[0]))
+        print(len(cases))
+        """#
+        let (code, text) = try runPython(python, script, dir.path)
+        guard code != 127 else { print("SKIP: \(text)"); throw XCTSkip("no .venv with OpenCV") }
+        XCTAssertEqual(code, 0, text)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".jpg") }.sorted()
+        XCTAssertEqual(names.count, 24, text)
+        for name in names {
+            let url = dir.appendingPathComponent(name)
+            let size = try String(contentsOf: URL(fileURLWithPath: url.path + ".size"), encoding: .utf8).split(separator: " ").map { Int($0)! }
+            let expected = try Data(contentsOf: URL(fileURLWithPath: url.path + ".rgb"))
+            let reader = try VideoReader(url: url)
+            XCTAssertEqual(reader.info.decoder, "libjpeg-turbo", name)
+            XCTAssertEqual([reader.info.width, reader.info.height], size, "\(name): size as displayed")
+            if name.hasPrefix("orient") { XCTAssertEqual(reader.info.exifOrientation, Int(name.dropFirst(6).prefix(1)), name) }
+            let frame = try XCTUnwrap(reader.nextFrame(), name)
+            XCTAssertEqual([frame.width, frame.height], size, name)
+            XCTAssertNil(try reader.nextFrame(), "\(name): one frame")
+            let differing = zip(frame.pixels, expected).filter { $0 != $1 }.count
+            XCTAssertEqual(frame.pixels.count, expected.count, name)
+            XCTAssertEqual(differing, 0, "\(name): \(differing) bytes differ from cv2.imread")
+        }
+        // Other stills keep FFmpeg.
+        let png = try VideoReader(url: Self.root.appendingPathComponent("Samples/poses/fist/fist_0.png"))
+        XCTAssertEqual(png.info.decoder, "ffmpeg")
+    }
+
+    func runPython(_ python: URL, _ script: String, _ arg: String) throws -> (Int32, String) {
+        guard FileManager.default.isExecutableFile(atPath: python.path) else { return (127, ".venv absent; run `make setup`") }
+        let check = Process()
+        check.executableURL = python
+        check.arguments = ["-c", "import cv2, PIL, numpy"]
+        check.standardError = FileHandle.nullDevice
+        try check.run(); check.waitUntilExit()
+        guard check.terminationStatus == 0 else { return (127, ".venv lacks OpenCV or Pillow; run `make setup`") }
+        let p = Process()
+        p.executableURL = python
+        p.arguments = ["-c", script, arg]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+}

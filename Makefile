@@ -17,7 +17,7 @@ endif
 RELEASE := -c release $(CPU_FLAGS)
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-setup fuzz clean install
+.PHONY: setup packages models venv build test run bench bench-setup parity fuzz clean install
 
 setup: packages models venv
 
@@ -51,11 +51,25 @@ run: build
 
 # Benchmarks, not tests: our engine and extraction beside TFLite's XNNPACK and MediaPipe's Python
 # package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.
-bench: build bench-setup
+bench: build bench-setup parity
 	$(BIN) bench models --runs 30 --reference $(PY)
 	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(PY) && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
+
+# Both modes against both MediaPipe references over the shared corpus (../shared/corpus, see its README):
+# the default mode should match MediaPipe Tasks 1.2.2 (reference_tasks/), --legacy the legacy solution
+# 0.10.14 (reference/). Prints compare's overall line for each of the four pairs.
+CORPUS ?= ../shared/corpus
+parity: build
+	@if [ ! -d $(CORPUS)/clips ]; then echo "parity skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
+	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/default --quiet && \
+	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/legacy --legacy --quiet && \
+	for mode in default legacy; do for ref in reference_tasks reference; do \
+	  printf "%-8s vs %-16s " $$mode $$ref; \
+	  $(BIN) compare out/parity/$$mode $(CORPUS)/$$ref | grep '^overall' | sed 's/^overall *//'; \
+	done; done; \
+	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"
 
 bench-setup: venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless

@@ -62,9 +62,9 @@ bench: build bench-setup parity
 # 0.10.14 (reference/). Prints compare's overall line for each of the four pairs.
 CORPUS ?= ../shared/corpus
 parity: build
-	@if [ ! -d $(CORPUS)/clips ]; then echo "parity skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
-	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/default --quiet && \
-	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/legacy --legacy --quiet && \
+	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
+	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/default --overwrite --quiet; \
+	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/legacy --legacy --overwrite --quiet; \
 	for mode in default legacy; do for ref in reference_tasks reference; do \
 	  printf "%-8s vs %-16s " $$mode $$ref; \
 	  $(BIN) compare out/parity/$$mode $(CORPUS)/$$ref | grep '^overall' | sed 's/^overall *//'; \

@@ -175,8 +175,9 @@ public struct DatasetReport: Codable, Sendable {
                 let classifier = BaselineClassifier(x: a.features, y: a.labels, features: a.featureCount, classes: classes.count)
                 let counts = (0..<classes.count).map { c in a.labels.filter { $0 == c }.count }
                 let common = counts.indices.max { counts[$0] < counts[$1] } ?? 0
-                let chance = Double(b.labels.filter { $0 == common }.count) / Double(b.labels.count)
+                // Scored on the held-out originals (augmented copies left out), chance over the same.
                 let originals = b.records.indices.filter { b.records[$0].copy == nil }
+                let chance = originals.isEmpty ? 0 : Double(originals.filter { b.labels[$0] == common }.count) / Double(originals.count)
                 let x = originals.flatMap { Array(b.features[$0 * b.featureCount..<($0 + 1) * b.featureCount]) }
                 let score = classifier.score(x: x, y: originals.map { b.labels[$0] }, chance: chance)
                 r.baseline = Baseline(model: "logistic regression on wrist-normalised x, y summarised per window (mean shape, its change and spread, the wrist's displacement, the share of frames with a hand)",
@@ -202,11 +203,16 @@ struct PartData {
     /// Per example: frames x hand slots of the mask (1 where a hand is real).
     var mask: [Float]
     var maskPerExample: Int
+    /// Hand slots per frame (2 with --hand both).
+    var slots: Int = 1
 
+    /// Frames of example `i` with a hand in any slot, and its frames.
     func maskShare(_ i: Int) -> (hands: Double, frames: Double)? {
-        guard maskPerExample > 0 else { return nil }
-        let m = mask[i * maskPerExample..<(i + 1) * maskPerExample]
-        return (Double(m.reduce(0, +)), Double(maskPerExample))
+        guard maskPerExample > 0, slots > 0 else { return nil }
+        let frames = maskPerExample / slots
+        var withHand = 0
+        for t in 0..<frames where (0..<slots).contains(where: { mask[i * maskPerExample + t * slots + $0] != 0 }) { withHand += 1 }
+        return (Double(withHand), Double(frames))
     }
 
     static func load(folder: URL, part: String, manifest: DatasetManifest) throws -> PartData {
@@ -255,7 +261,7 @@ struct PartData {
             // Kazuhito00's layout: already wrist-relative and scaled, 42 numbers, no mask.
             let rows = try csvRows(path("keypoint.csv"))
             return PartData(records: records, labels: labels, features: rows.flatMap { $0.dropFirst() }, featureCount: 42,
-                            mask: [], maskPerExample: 0)
+                            mask: [], maskPerExample: 0, slots: 1)
         } else {
             throw DatasetError.unreadable(path: folder.path, reason: "no X.npy, data.npz or keypoints.csv for part \(part)")
         }
@@ -304,7 +310,7 @@ struct PartData {
             }
         }
         return PartData(records: records, labels: labels, features: features, featureCount: slots * perSlot, mask: mask,
-                        maskPerExample: maskPer)
+                        maskPerExample: maskPer, slots: slots)
     }
 
     static func csvRows(_ url: URL) throws -> [[Float]] {

@@ -34,7 +34,8 @@ public struct KeypointComparison: Sendable {
     public init() {}
 
     /// Percentage of correct keypoints: the share of compared joints within each of `pckThresholds`.
-    public var pck: [Double] { jointsWithin.map { jointsCompared == 0 ? 0 : Double($0) / Double(jointsCompared) } }
+    /// Over matched hands only (hands one side lacks count in `handsOnlyInA`/`B`); nil when none matched.
+    public var pck: [Double]? { jointsCompared == 0 ? nil : jointsWithin.map { Double($0) / Double(jointsCompared) } }
     /// Mean deviation of each joint over matched hands, in palm sizes.
     public var jointDeviations: [Double] {
         let hands = Double(jointsCompared / Joint.count)

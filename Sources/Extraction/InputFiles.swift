@@ -119,6 +119,9 @@ public enum InputFiles {
               let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
               outDate >= inDate, let existing = try? KeypointFile.load(output),
               existing.settings == KeypointFile.Settings(settings), existing.models == models else { return nil }
+        // JPEG stills read before libjpeg-turbo decoded them (no decoder recorded) had other pixels and no
+        // EXIF orientation: they are redone, so one dataset never mixes the two.
+        if ["jpg", "jpeg"].contains(input.pathExtension.lowercased()) && existing.video.decoder == nil { return nil }
         return existing
     }
 

@@ -114,6 +114,7 @@ public enum KeypointExtraction {
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)
+        file.video.decoder = info.decoder
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
         return file
     }

@@ -101,9 +101,11 @@ public final class HandTracker {
             hands[i].track = nextTrack
             nextTrack += 1
         }
-        if options.smoothing && options.mode == .video { smoothing.apply(&hands, time: time) }
+        // The next frame's regions come from the landmarks as estimated, as in MediaPipe: smoothing shapes
+        // what is reported, never where the model looks next (a lagging region would crop a moving hand late).
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
         trackedIDs = hands.map(\.track)
+        if options.smoothing && options.mode == .video { smoothing.apply(&hands, time: time) }
         return hands
     }
 

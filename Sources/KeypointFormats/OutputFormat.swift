@@ -46,8 +46,12 @@ public enum OutputFormat: String, CaseIterable, Codable, Sendable {
 /// that is in place means its companions are too. Any error removes every temporary file.
 public final class KeypointOutputs {
     public let outputs: [KeypointOutput]
+    /// Files of the formats not asked for this time: removed when the new outputs are in place, so no
+    /// companion from an earlier run (other settings, other models) stays beside the new keypoint file.
+    let stale: [URL]
 
     public init(formats: [OutputFormat], relative: String, root: URL) throws {
+        stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []
         do {
             for f in formats {
@@ -75,6 +79,7 @@ public final class KeypointOutputs {
             for o in outputs { try o.complete(file) }
             for o in outputs where !(o is KeypointFileWriter) { try o.commit() }
             for o in outputs where o is KeypointFileWriter { try o.commit() }
+            for url in stale { try? FileManager.default.removeItem(at: url) }
         } catch {
             abandon()
             throw error

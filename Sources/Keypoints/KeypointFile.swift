@@ -15,6 +15,9 @@ public struct KeypointFile: Codable, Sendable {
         public var height: Int
         public var frames: Int
         public var fps: Double?
+        /// What decoded the pictures: `libjpeg-turbo` (JPEG stills, EXIF orientation applied) or `ffmpeg`;
+        /// absent in files made before it was recorded.
+        public var decoder: String?
     }
     public struct Tool: Codable, Sendable {
         public var name: String

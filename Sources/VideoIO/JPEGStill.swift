@@ -2,8 +2,8 @@ import CTurboJPEG
 import Foundation
 
 /// JPEG stills decoded as MediaPipe's users decode them: `cv2.imread` (and Pillow) read JPEG through
-/// libjpeg-turbo (accurate integer IDCT, smooth chroma upsampling) and turn the picture upright by its
-/// EXIF orientation; FFmpeg's own mjpeg decoder with swscale gives slightly different pixels and ignores
+/// libjpeg-turbo (accurate integer IDCT, smooth chroma upsampling), and `cv2.imread` turns the picture
+/// upright by its EXIF orientation; FFmpeg's own mjpeg decoder with swscale gives slightly different pixels and ignores
 /// the orientation. libjpeg-turbo's TurboJPEG API (Debian's libturbojpeg0) does the decoding; the EXIF
 /// orientation tag is read here (a few lines of TIFF header walking that libjpeg-turbo 2.1 lacks).
 enum JPEGStill {
@@ -28,6 +28,9 @@ enum JPEGStill {
             var w: Int32 = 0, h: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
             guard tjDecompressHeader3(handle, bytes.baseAddress, UInt(bytes.count), &w, &h, &subsampling, &colorspace) == 0,
                   w > 0, h > 0, colorspace != Int32(TJCS_CMYK.rawValue), colorspace != Int32(TJCS_YCCK.rawValue) else { return nil }
+            // A header can claim 65535 x 65535 in a few bytes: pictures past FFmpeg's own limit (2^28 pixels)
+            // go to FFmpeg, which refuses them, rather than allocating gigabytes here.
+            guard Int(w) * Int(h) <= 1 << 28 else { return nil }
             var rgb = [UInt8](repeating: 0, count: Int(w) * Int(h) * 3)
             let rc = rgb.withUnsafeMutableBufferPointer {
                 tjDecompress2(handle, bytes.baseAddress, UInt(bytes.count), $0.baseAddress, w, w * 3, h, Int32(TJPF_RGB.rawValue), 0)

@@ -172,6 +172,10 @@ public final class VideoReader {
     /// All frames whose time lies in `[start, end)`, frame-accurately: seeks to the keyframe
     /// before `start`, decodes forward and drops the frames before it.
     public func frames(from start: Double, to end: Double) throws -> [VideoFrame] {
+        if let still = jpegStill {
+            guard start <= 1e-6, end > 1e-9 else { return [] }
+            return [VideoFrame(index: 0, time: 0, width: still.width, height: still.height, pixels: still.rgb)]
+        }
         try seek(to: start)
         var out: [VideoFrame] = []
         while let f = try decodeNext() {
@@ -184,6 +188,7 @@ public final class VideoReader {
 
     /// Positions the reader so that `nextFrame()` continues from the keyframe at or before `seconds`.
     public func seek(to seconds: Double) throws {
+        if jpegStill != nil { nextIndex = 0; return }
         guard let format, let codec else { return }
         if ptsIndex == nil { ptsIndex = (try? Self.scanPTS(path: path)) ?? [] }
         let target = startPTS + Int64((max(seconds, 0) / timeBase).rounded(.down))

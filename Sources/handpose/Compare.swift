@@ -35,7 +35,7 @@ struct Compare: ParsableCommand {
                  "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
                  "frames_with_hand_twice_in_a": c.framesWithHandTwiceInA, "frames_with_hand_twice_in_b": c.framesWithHandTwiceInB,
                  "count_agreement_without_twice": c.countAgreementWithoutTwice,
-                 "pck": Dictionary(uniqueKeysWithValues: zip(KeypointComparison.pckThresholds.map { "\($0)" }, c.pck)),
+                 "pck": c.pck.map { Dictionary(uniqueKeysWithValues: zip(KeypointComparison.pckThresholds.map { "\($0)" }, $0)) as Any } ?? NSNull(),
                  "joint_deviation_palms": Dictionary(uniqueKeysWithValues: zip(Joint.names, c.jointDeviations))]
             }
             var files: [String: Any] = [:]
@@ -48,7 +48,8 @@ struct Compare: ParsableCommand {
             func line(_ n: String, _ c: KeypointComparison) -> [String] {
                 [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
                  String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
-                 String(format: "%.4f", c.p95Deviation)] + c.pck.map { String(format: "%.1f%%", 100 * $0) } + ["\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
+                 String(format: "%.4f", c.p95Deviation)]
+                    + (c.pck?.map { String(format: "%.1f%%", 100 * $0) } ?? KeypointComparison.pckThresholds.map { _ in "-" }) + ["\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
                  "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)"]
             }
             for (n, c) in rows { table.append(line(n, c)) }

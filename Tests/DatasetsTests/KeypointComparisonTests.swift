@@ -46,9 +46,11 @@ final class KeypointComparisonTests: XCTestCase {
         let c = try KeypointComparison.compare(file([[a], [a]]), file([[b], [b]]), path: "clip.mp4")
         XCTAssertEqual(c.jointsCompared, 42)
         XCTAssertEqual(KeypointComparison.pckThresholds, [0.05, 0.1, 0.2])
-        XCTAssertEqual(c.pck[0], 36.0 / 42, accuracy: 1e-9)   // all but 8, 12, 16 within 0.05
-        XCTAssertEqual(c.pck[1], 38.0 / 42, accuracy: 1e-9)   // joint 8 (0.074) joins at 0.1
-        XCTAssertEqual(c.pck[2], 40.0 / 42, accuracy: 1e-9)   // joint 12 (0.149) at 0.2; joint 16 (0.297) never
+        let pck = try XCTUnwrap(c.pck)
+        XCTAssertEqual(pck[0], 36.0 / 42, accuracy: 1e-9)   // all but 8, 12, 16 within 0.05
+        XCTAssertEqual(pck[1], 38.0 / 42, accuracy: 1e-9)   // joint 8 (0.074) joins at 0.1
+        XCTAssertEqual(pck[2], 40.0 / 42, accuracy: 1e-9)   // joint 12 (0.149) at 0.2; joint 16 (0.297) never
+        XCTAssertNil(try KeypointComparison.compare(file([[]]), file([[]]), path: "empty.mp4").pck, "no matched hand, no PCK")
         let palm = 53.851648
         XCTAssertEqual(c.jointDeviations[8], 4 / palm, accuracy: 1e-5)
         XCTAssertEqual(c.jointDeviations[12], 8 / palm, accuracy: 1e-5)

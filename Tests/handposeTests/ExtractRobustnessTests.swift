@@ -63,10 +63,12 @@ final class ExtractRobustnessTests: XCTestCase {
         let models = try models()
         let (good, mixed) = try makeFolders()
         let clean = dir.appendingPathComponent("clean").path, out = dir.appendingPathComponent("out").path
-        let (cleanCode, cleanText) = try handpose(["extract", good.path, "-o", clean, "--models", models, "--jobs", "2"])
+        // Every output format, so a worker's death must take the temporary files of all four with it.
+        let formats = ["--format", "json,pose,csv,npz"]
+        let (cleanCode, cleanText) = try handpose(["extract", good.path, "-o", clean, "--models", models, "--jobs", "2"] + formats)
         XCTAssertEqual(cleanCode, 0, cleanText)
         let crash = [ExtractWorkerHook.variable: "poison.mp4"]
-        let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"], environment: crash)
+        let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"] + formats, environment: crash)
         XCTAssertEqual(code, 1, text)
         XCTAssertTrue(text.contains("10 files: 5 done, 0 skipped, 1 incomplete, 4 failed"), text)
         for (name, reason) in [("random.jpg", "cannot decode its first frame"), ("empty.mp4", "not a video or image"),
@@ -76,7 +78,7 @@ final class ExtractRobustnessTests: XCTestCase {
         }
         // Every good file's keypoints, byte for byte as in a run without the bad files.
         let names = try FileManager.default.contentsOfDirectory(atPath: clean).sorted()
-        XCTAssertEqual(names.count, 5)
+        XCTAssertEqual(names.count, 5 * 4)
         for name in names {
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: clean).appendingPathComponent(name)),
                            try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(name)), name)
@@ -85,7 +87,8 @@ final class ExtractRobustnessTests: XCTestCase {
         // why (for `status`); no temporary file remains.
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json", "text.png.failed.json"]
-        XCTAssertEqual(written, (names + ["truncated.mp4.hands.json"] + records).sorted())
+        let truncated = ["truncated.mp4.hands.json", "truncated.mp4.pose", "truncated.mp4.csv", "truncated.mp4.npz"]
+        XCTAssertEqual(written, (names + truncated + records).sorted())
         let poison = try String(contentsOfFile: out + "/poison.mp4.failed.json", encoding: .utf8)
         XCTAssertTrue(poison.contains("SIGSEGV") && poison.contains("handpose/failure@1"), poison)
         let cut = try KeypointFile.load(URL(fileURLWithPath: out).appendingPathComponent("truncated.mp4.hands.json"))
@@ -93,7 +96,7 @@ final class ExtractRobustnessTests: XCTestCase {
         XCTAssertGreaterThan(cut.frames.count, 2)
         XCTAssertEqual(cut.incomplete?.lastGoodFrame, cut.frames.last?.i)
         // A rerun gets past the file that kills its worker, and reports it again.
-        let (again, againText) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "1"], environment: crash)
+        let (again, againText) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "1"] + formats, environment: crash)
         XCTAssertEqual(again, 1, againText)
         XCTAssertTrue(againText.contains("10 files: 0 done, 5 skipped, 1 incomplete, 4 failed"), againText)
     }

@@ -95,6 +95,29 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertEqual(leftovers, [], "\(leftovers)")
     }
 
+    /// Companions from an earlier run never stay beside a keypoint file made without them (they could hold
+    /// other settings' keypoints); a companion asked for and missing makes the input be redone.
+    func testCompanionsFollowTheirKeypointFile() throws {
+        let models = try ToolRunner.models()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("companions-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out"), still = "Samples/poses/fist/fist_0.png"
+        func run(_ extra: [String]) throws -> String {
+            let (code, text) = try ToolRunner.run(["extract", still, "-o", out.path, "--models", models] + extra)
+            XCTAssertEqual(code, 0, text)
+            return text
+        }
+        func present() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() }
+        _ = try run(["--format", "pose,npz"])
+        XCTAssertEqual(try present(), ["fist_0.png.hands.json", "fist_0.png.npz", "fist_0.png.pose"])
+        _ = try run(["--overwrite", "--model", "lite"])
+        XCTAssertEqual(try present(), ["fist_0.png.hands.json"], "the full model's companions went with the file they matched")
+        let again = try run(["--model", "lite", "--format", "csv"])
+        XCTAssertTrue(again.contains("1 done"), "a missing companion redoes the input: \(again)")
+        XCTAssertEqual(try present(), ["fist_0.png.csv", "fist_0.png.hands.json"])
+        XCTAssertTrue(try run(["--model", "lite", "--format", "csv"]).contains("1 skipped"))
+    }
+
     func testAnUnknownFormatIsRefusedBeforeAnyWork() throws {
         let (code, text) = try ToolRunner.run(["extract", "Samples/actions", "-o", "/tmp/never-\(UUID().uuidString)", "--format", "json,parquet"])
         XCTAssertEqual(code, 64, text)

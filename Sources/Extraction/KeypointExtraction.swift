@@ -21,23 +21,20 @@ public enum KeypointExtraction {
     /// throws and leaves nothing behind.
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                to output: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        let writer = try KeypointFileWriter(url: output)
-        var hands = 0, frames = 0
-        var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
-            hands += frame.hands.count
-            frames += 1
-            try writer.append(frame)
-        }
-        header.video.frames = frames
-        try writer.finish(header)
-        return Outcome(frames: frames, hands: hands, incomplete: header.incomplete)
+        try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
+                    into: KeypointOutputs(outputs: [try KeypointFileWriter(url: output)]), progress: progress)
     }
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                formats: [OutputFormat], root: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        let outputs = try KeypointOutputs(formats: formats, relative: sourcePath, root: root)
+        try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root), progress: progress)
+    }
+
+    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+                        into outputs: KeypointOutputs, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
             var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in

@@ -10,28 +10,21 @@ import Keypoints
 /// file's order. Hands are kept in a scratch file until the end; memory grows only by the frame index,
 /// time and hand count (18 bytes a frame: about 2 MB for an hour at 30 fps).
 public final class NpzKeypointWriter: KeypointOutput {
-    public let url: URL
-    private let temporary: URL
+    public var url: URL { file.url }
+    private let file: StagedFile
     private let scratch: ScratchFile
     private var counts: [UInt16] = []
     private var times: [Double] = []
     private var indices: [Int64] = []
     private var mostHands = 1
-    private var finished = false
 
     /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track.
     static let recordFloats = 2 * Joint.count * 3 + 3
 
     public init(url: URL) throws {
-        self.url = url
-        temporary = KeypointFile.temporaryURL(for: url)
-        do { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) } catch {
-            throw KeypointError.unwritable(path: url.path, reason: describe(error))
-        }
+        file = try StagedFile(url: url, open: false)   // ZIPFoundation writes the temporary file
         scratch = try ScratchFile(beside: url)
     }
-
-    deinit { if !finished { try? FileManager.default.removeItem(at: temporary) } }
 
     public func append(_ frame: KeypointFile.Frame) throws {
         guard frame.hands.count <= Int(UInt16.max) else {
@@ -107,8 +100,8 @@ public final class NpzKeypointWriter: KeypointOutput {
             whole("header", Npy.encode(json)),
         ]
         do {
-            try? FileManager.default.removeItem(at: temporary)
-            try NpzArchive.write(members, to: temporary)
+            try? FileManager.default.removeItem(at: file.temporary)
+            try NpzArchive.write(members, to: file.temporary)
         } catch {
             abandon()
             if let e = error as? KeypointError { throw e }
@@ -116,17 +109,6 @@ public final class NpzKeypointWriter: KeypointOutput {
         }
     }
 
-    public func commit() throws {
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            abandon()
-            throw KeypointError.unwritable(path: url.path, reason: reason)
-        }
-        finished = true
-    }
-
-    public func abandon() {
-        finished = true
-        try? FileManager.default.removeItem(at: temporary)
-    }
+    public func commit() throws { try file.commit() }
+    public func abandon() { file.abandon() }
 }

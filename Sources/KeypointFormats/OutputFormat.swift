@@ -50,6 +50,12 @@ public final class KeypointOutputs {
     /// companion from an earlier run (other settings, other models) stays beside the new keypoint file.
     let stale: [URL]
 
+    /// Outputs made elsewhere (nothing else is removed).
+    public init(outputs: [KeypointOutput]) {
+        self.outputs = outputs
+        stale = []
+    }
+
     public init(formats: [OutputFormat], relative: String, root: URL) throws {
         stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []

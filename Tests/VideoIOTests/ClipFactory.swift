@@ -7,6 +7,20 @@ enum ClipFactory {
     static let blocks = 10
     static let block = 8
 
+    /// Exit status and standard output + error of a program.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+    }
+
     static func temporaryDirectory() -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-tests-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -66,21 +66,9 @@ final class JPEGDecodeTests: XCTestCase {
 
     func runPython(_ python: URL, _ script: String, _ arg: String) throws -> (Int32, String) {
         guard FileManager.default.isExecutableFile(atPath: python.path) else { return (127, ".venv absent; run `make setup`") }
-        let check = Process()
-        check.executableURL = python
-        check.arguments = ["-c", "import cv2, PIL, numpy"]
-        check.standardError = FileHandle.nullDevice
-        try check.run(); check.waitUntilExit()
-        guard check.terminationStatus == 0 else { return (127, ".venv lacks OpenCV or Pillow; run `make setup`") }
-        let p = Process()
-        p.executableURL = python
-        p.arguments = ["-c", script, arg]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+        guard try ClipFactory.run(python.path, ["-c", "import cv2, PIL, numpy"]).status == 0 else {
+            return (127, ".venv lacks OpenCV or Pillow; run `make setup`")
+        }
+        return try ClipFactory.run(python.path, ["-c", script, arg])
     }
 }

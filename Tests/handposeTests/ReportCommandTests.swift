@@ -43,6 +43,17 @@ final class ReportCommandTests: XCTestCase {
         let png = URL(fileURLWithPath: ds).appendingPathComponent("report.png")
         let reader = try VideoReader(url: png)
         XCTAssertEqual(reader.info.width, 1176)
+        // The same windows written as npz, or as CSV in the other layout, are read back to the same baseline.
+        for (name, extra) in [("npz", ["--format", "npz"]), ("csv", ["--format", "csv", "--layout", "ntjc"])] {
+            let other = dir.appendingPathComponent(name).path
+            let (c, t) = try ToolRunner.run(["export", "actions", "Samples/annotations.csv", "--keypoints", kp, "-o", other, "--models", models,
+                                             "--fps", "15", "--window", "15", "--split", "train=0.75,val=0.25", "--seed", "1"] + extra)
+            XCTAssertEqual(c, 0, t)
+            let (_, again) = try ToolRunner.run(["report", other, "--keypoints", kp, "--json"])
+            let score = try XCTUnwrap((try json(again)["baseline"] as? [String: Any])?["score"] as? [String: Any], again)
+            XCTAssertEqual(score["accuracy"] as? Double, accuracy, name)
+            XCTAssertEqual(score["confusion"] as? [[Int]], (baseline["score"] as? [String: Any])?["confusion"] as? [[Int]], name)
+        }
         // Text: a table per class, the confusion matrix, no warnings for the negative class's handless clip.
         let (_, plain) = try ToolRunner.run(["report", ds, "--keypoints", kp])
         XCTAssertTrue(plain.contains("baseline: logistic regression") && plain.contains("recall"), plain)

@@ -1,9 +1,12 @@
 import Foundation
 import Keypoints
 
-/// Which hand a window follows.
+/// Which hand a window follows. `track` follows one hand identity through a segment: the track present
+/// in the most of its frames (keypoint files' `track` numbers; ties go to the earlier track), so a second
+/// person's hand never takes over mid-action as it can with `any` (the most confident hand of each frame).
+/// A file without track numbers (MediaPipe's reference files, say) is read as with `any`.
 public enum HandChoice: String, Codable, Sendable, CaseIterable {
-    case right, left, any, both
+    case right, left, any, both, track
     var slots: Int { self == .both ? 2 : 1 }
 }
 
@@ -43,7 +46,7 @@ public enum Windowing {
             hs.max { ($0.presence ?? max($0.handedness, 1 - $0.handedness)) < ($1.presence ?? max($1.handedness, 1 - $1.handedness)) }
         }
         switch choice {
-        case .any: return [best(hands)]
+        case .any, .track: return [best(hands)]
         case .right: return [best(hands.filter { $0.chirality == .right })]
         case .left: return [best(hands.filter { $0.chirality == .left })]
         case .both: return [best(hands.filter { $0.chirality == .left }), best(hands.filter { $0.chirality == .right })]
@@ -61,7 +64,10 @@ public enum Windowing {
         let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
         var track = Track(times: [], slots: [], sourceTimes: [])
         guard !frames.isEmpty else { return track }
-        let picked = frames.map { pick($0.hands, hand) }
+        var picked = frames.map { pick($0.hands, hand) }
+        if hand == .track, let followed = longestTrack(frames, start: start, end: end) {
+            picked = frames.map { [$0.hands.first { $0.track == followed }] }
+        }
         var j = 0
         for k in 0..<count {
             let t = start + Double(k) / fps
@@ -87,6 +93,16 @@ public enum Windowing {
             track.sourceTimes.append(Array(Set([ta, tb])).sorted())
         }
         return track
+    }
+
+    /// The track number present in the most frames of `[start, end)` (the earlier track on a tie), or nil
+    /// when no hand there has one.
+    static func longestTrack(_ frames: [KeypointFile.Frame], start: Double, end: Double) -> Int? {
+        var counts: [Int: Int] = [:]
+        for f in frames where f.t >= start - 1e-9 && f.t < end {
+            for id in Set(f.hands.compactMap(\.track)) { counts[id, default: 0] += 1 }
+        }
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
     }
 
     /// Window start indices over a track of `count` frames: `window` long, `stride` apart. A track

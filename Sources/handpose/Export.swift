@@ -22,7 +22,7 @@ struct ExportOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output folder.")
     var output: String
 
-    @Option(help: "Hand to use: right, left, any (the most confident) or both (two slots, left then right).")
+    @Option(help: "Hand to use: right, left, any (the most confident in each frame), both (two slots, left then right) or track (the hand identity present longest in each segment).")
     var hand: HandChoice = .any
 
     @Option(help: "Per-joint features: xyc (Create ML: x, y, confidence), xyz or xyzc.")

@@ -15,6 +15,31 @@ final class WindowingTests: XCTestCase {
         }
     }
 
+    /// `--hand track` follows one hand through the segment; `any` jumps to whichever hand is surer.
+    func testTrackFollowsOneHandWhereAnyJumps() {
+        func hand(_ x: Float, track: Int, presence: Float) -> KeypointFile.Hand {
+            KeypointFile.Hand(chirality: .right, handedness: 0.9, presence: presence,
+                              landmarks: (0..<21).map { _ in [x, 0.5, 0] }, world: nil, region: nil, track: track)
+        }
+        // Track 7 (x = 0.2, surer) is there for the first 10 of 20 frames; track 3 (x = 0.8) for all 20.
+        let frames = (0..<20).map { i in
+            KeypointFile.Frame(i: i, t: Double(i) / 10, hands: (i < 10 ? [hand(0.2, track: 7, presence: 0.99)] : []) + [hand(0.8, track: 3, presence: 0.6)])
+        }
+        let file = KeypointFile(source: "two.mp4", width: 100, height: 100, fps: 10, frames: frames, tool: nil, settings: nil, models: nil)
+        let any = Windowing.resample(file, start: 0, end: 2, fps: 10, hand: .any)
+        let followed = Windowing.resample(file, start: 0, end: 2, fps: 10, hand: .track)
+        XCTAssertEqual(any.slots.map { $0[0]!.joints[0].x }, (0..<20).map { $0 < 10 ? 0.2 : 0.8 })
+        XCTAssertEqual(followed.slots.map { $0[0]!.joints[0].x }, [Float](repeating: 0.8, count: 20))
+        // Within the first second only, track 7 and 3 tie; the earlier track (3) is followed.
+        XCTAssertEqual(Windowing.resample(file, start: 0, end: 1, fps: 10, hand: .track).slots.map { $0[0]!.joints[0].x },
+                       [Float](repeating: 0.8, count: 10))
+        // Without track numbers, as any.
+        var bare = file
+        for f in bare.frames.indices { for h in bare.frames[f].hands.indices { bare.frames[f].hands[h].track = nil } }
+        XCTAssertEqual(Windowing.resample(bare, start: 0, end: 2, fps: 10, hand: .track).slots.map { $0[0]!.joints[0].x },
+                       any.slots.map { $0[0]!.joints[0].x })
+    }
+
     func testVariableRateBecomesUniform() {
         let times = [0, 0.03, 0.11, 0.12, 0.3, 0.41, 0.5, 0.77, 0.8, 1.0, 1.1]
         let f = keypointFile(times: times, x: { Float($0) })

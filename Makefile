@@ -42,9 +42,9 @@ test:
 run: build
 	$(BIN) extract Samples -r -o out/keypoints
 	$(BIN) validate Samples/annotations.csv --window 15 --fps 15 | tee out/validation.txt
-	$(BIN) export actions Samples/annotations.csv --keypoints out/keypoints -o out/actions \
+	$(BIN) export actions Samples/annotations.csv --keypoints out/keypoints -o out/actions --overwrite \
 	  --fps 15 --window 15 --split train=0.75,val=0.25 --seed 1 --augment flip,rotate=10 --copies 1 --flip-labels swipe_left:swipe_right
-	$(BIN) export poses Samples/poses --keypoints out/keypoints/poses -o out/poses
+	$(BIN) export poses Samples/poses --keypoints out/keypoints/poses -o out/poses --overwrite
 	$(BIN) compare out/keypoints Samples | tee out/accuracy.txt
 	$(BIN) report out/actions --keypoints out/keypoints | tee out/report.txt
 	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt, out/report.txt and out/actions/report.png"

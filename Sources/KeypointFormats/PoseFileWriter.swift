@@ -11,7 +11,7 @@ import Keypoints
 ///
 /// Chirality picks the component. When one frame has two hands of one side, the one whose chirality
 /// is surer (handedness further from 0.5) takes the component and the other is left out of the `.pose`
-/// file (the keypoint file keeps both); `droppedHands` counts them.
+/// file (the keypoint file keeps both).
 ///
 /// Written by hand: pose-format is a Python library; the layout is its `pose_header.py` and
 /// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
@@ -21,7 +21,6 @@ public final class PoseFileWriter: KeypointOutput {
     private let coordinates: ScratchFile
     private let confidences: ScratchFile
     private var frames = 0
-    public private(set) var droppedHands = 0
 
     /// MediaPipe's `HandLandmark` names, in landmark order.
     public static let pointNames = [
@@ -57,7 +56,6 @@ public final class PoseFileWriter: KeypointOutput {
         var chosen: [Chirality: KeypointFile.Hand] = [:]
         for hand in frame.hands {
             if let other = chosen[hand.chirality] {
-                droppedHands += 1
                 if abs(hand.handedness - 0.5) <= abs(other.handedness - 0.5) { continue }
             }
             chosen[hand.chirality] = hand

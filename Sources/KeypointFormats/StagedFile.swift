@@ -54,8 +54,8 @@ final class ScratchFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Reads the whole file back in order, `chunk` bytes at a time.
-    func reader(chunk: Int = 1 << 16) throws -> ScratchReader {
+    /// Reads the whole file back in order.
+    func reader() throws -> ScratchReader {
         try spill(force: true)
         return ScratchReader(fd: fd, size: size, owner: owner)
     }

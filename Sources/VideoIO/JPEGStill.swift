@@ -9,9 +9,7 @@ import Foundation
 enum JPEGStill {
     /// The decoded picture, upright, and the EXIF orientation that was applied (1 when none).
     struct Decoded {
-        var width: Int
-        var height: Int
-        var rgb: [UInt8]
+        var frame: VideoFrame
         var orientation: Int
     }
 
@@ -38,8 +36,8 @@ enum JPEGStill {
             // A warning (a truncated scan, say) still gives the picture, as OpenCV keeps it; an error does not.
             if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) { return nil }
             let orientation = exifOrientation(bytes)
-            let upright = orient(rgb, width: Int(w), height: Int(h), orientation: orientation)
-            return Decoded(width: upright.width, height: upright.height, rgb: upright.rgb, orientation: orientation)
+            let upright = VideoFrame(index: 0, time: 0, width: Int(w), height: Int(h), pixels: rgb).oriented(exif: orientation)
+            return Decoded(frame: upright, orientation: orientation)
         }
     }
 
@@ -86,32 +84,5 @@ enum JPEGStill {
             }
         }
         return nil
-    }
-
-    /// The picture turned upright as OpenCV's EXIF handling does (orientations 5-8 transpose, then flip).
-    static func orient(_ rgb: [UInt8], width W: Int, height H: Int, orientation: Int) -> (width: Int, height: Int, rgb: [UInt8]) {
-        guard (2...8).contains(orientation) else { return (W, H, rgb) }
-        let transposed = orientation >= 5
-        let w = transposed ? H : W, h = transposed ? W : H
-        var out = [UInt8](repeating: 0, count: rgb.count)
-        rgb.withUnsafeBufferPointer { src in out.withUnsafeMutableBufferPointer { dst in
-            for dy in 0..<h {
-                for dx in 0..<w {
-                    let (sx, sy): (Int, Int)
-                    switch orientation {
-                    case 2: (sx, sy) = (W - 1 - dx, dy)
-                    case 3: (sx, sy) = (W - 1 - dx, H - 1 - dy)
-                    case 4: (sx, sy) = (dx, H - 1 - dy)
-                    case 5: (sx, sy) = (dy, dx)
-                    case 6: (sx, sy) = (dy, H - 1 - dx)
-                    case 7: (sx, sy) = (W - 1 - dy, H - 1 - dx)
-                    default: (sx, sy) = (W - 1 - dy, dx)
-                    }
-                    let s = (sy * W + sx) * 3, d = (dy * w + dx) * 3
-                    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
-                }
-            }
-        } }
-        return (w, h, out)
     }
 }

@@ -126,7 +126,7 @@ public final class VideoReader {
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
         if still && codecName == "mjpeg", let data = try? Data(contentsOf: url), let decoded = JPEGStill.decode(data) {
             jpegStill = decoded
-            (w, h) = (decoded.width, decoded.height)
+            (w, h) = (decoded.frame.width, decoded.frame.height)
         }
         info = VideoInfo(
             path: path, container: containerName,
@@ -163,7 +163,7 @@ public final class VideoReader {
         if let still = jpegStill {
             if nextIndex > 0 { return nil }
             nextIndex = 1
-            return VideoFrame(index: 0, time: 0, width: still.width, height: still.height, pixels: still.rgb)
+            return still.frame
         }
         guard let decoded = try decodeNext() else { return nil }
         return decoded
@@ -174,7 +174,7 @@ public final class VideoReader {
     public func frames(from start: Double, to end: Double) throws -> [VideoFrame] {
         if let still = jpegStill {
             guard start <= 1e-6, end > 1e-9 else { return [] }
-            return [VideoFrame(index: 0, time: 0, width: still.width, height: still.height, pixels: still.rgb)]
+            return [still.frame]
         }
         try seek(to: start)
         var out: [VideoFrame] = []
@@ -351,26 +351,40 @@ private let AVERROR_DECODER_NOT_FOUND_CODE: Int32 = {
 extension VideoFrame {
     /// The frame turned clockwise by 90, 180 or 270 degrees.
     public func rotated(clockwise degrees: Int) -> VideoFrame {
-        let d = ((degrees % 360) + 360) % 360
-        if d == 0 { return self }
-        let nw = d == 180 ? width : height, nh = d == 180 ? height : width
+        switch ((degrees % 360) + 360) % 360 {
+        case 90: return oriented(exif: 6)
+        case 180: return oriented(exif: 3)
+        case 270: return oriented(exif: 8)
+        default: return self
+        }
+    }
+
+    /// The frame turned upright from EXIF orientation `exif` (1-8) as OpenCV does: 2-4 flip, 5-8
+    /// transpose and then flip (6 is a quarter turn clockwise, 8 counter-clockwise).
+    public func oriented(exif orientation: Int) -> VideoFrame {
+        guard (2...8).contains(orientation) else { return self }
+        let W = width, H = height
+        let transposed = orientation >= 5
+        let w = transposed ? H : W, h = transposed ? W : H
         var out = [UInt8](repeating: 0, count: pixels.count)
-        pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<height {
-                    for x in 0..<width {
-                        let (nx, ny): (Int, Int)
-                        switch d {
-                        case 90: (nx, ny) = (height - 1 - y, x)
-                        case 180: (nx, ny) = (width - 1 - x, height - 1 - y)
-                        default: (nx, ny) = (y, width - 1 - x)
-                        }
-                        let s = (y * width + x) * 3, o = (ny * nw + nx) * 3
-                        dst[o] = src[s]; dst[o + 1] = src[s + 1]; dst[o + 2] = src[s + 2]
+        pixels.withUnsafeBufferPointer { src in out.withUnsafeMutableBufferPointer { dst in
+            for dy in 0..<h {
+                for dx in 0..<w {
+                    let (sx, sy): (Int, Int)
+                    switch orientation {
+                    case 2: (sx, sy) = (W - 1 - dx, dy)
+                    case 3: (sx, sy) = (W - 1 - dx, H - 1 - dy)
+                    case 4: (sx, sy) = (dx, H - 1 - dy)
+                    case 5: (sx, sy) = (dy, dx)
+                    case 6: (sx, sy) = (dy, H - 1 - dx)
+                    case 7: (sx, sy) = (W - 1 - dy, H - 1 - dx)
+                    default: (sx, sy) = (W - 1 - dy, dx)
                     }
+                    let s = (sy * W + sx) * 3, d = (dy * w + dx) * 3
+                    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
                 }
             }
-        }
-        return VideoFrame(index: index, time: time, width: nw, height: nh, pixels: out)
+        } }
+        return VideoFrame(index: index, time: time, width: w, height: h, pixels: out)
     }
 }

@@ -24,7 +24,8 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     /// (for parity with outputs it made, such as the corpus references).
     public enum Rules: String, Codable, Sendable, CaseIterable {
         /// Tracked hands are kept; a new palm joins only if its region overlaps none of them (IoU at
-        /// most 0.5); a hand found twice is merged (`removeDuplicates`).
+        /// most 0.5); a hand found twice is merged (`removeDuplicates`); a palm's region is turned
+        /// towards Tasks' target of 90 radians (`RegionOfInterest.PalmRotationTarget`).
         case tasks
         /// Each later region (tracked ones come after new palms) removes earlier ones it overlaps
         /// with IoU > 0.5; a hand found twice is reported twice.
@@ -70,12 +71,12 @@ public final class HandTracker {
         var palmRegions: [RegionOfInterest] = []
         if previous.count < options.maxHands {
             palmRegions = try palms.detect(frame).prefix(options.maxHands)
-                .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H) }
+                .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H, target: options.rules == .tasks ? .tasks : .legacy) }
         }
         // Each region keeps the track of the tracked hand it came from; a palm's region has none yet.
         let candidates: [(region: RegionOfInterest, track: Int?)]
         if options.rules == .tasks {
-            let kept = Self.associate(tracked: previous, palms: palmRegions)
+            let kept = Self.associate(tracked: previous, palms: palmRegions, limit: options.maxHands)
             candidates = kept.enumerated().map { ($0.element, $0.offset < previous.count ? trackedIDs[$0.offset] : nil) }
         } else {
             let all = palmRegions.map { ($0, Int?.none) } + previous.indices.map { (previous[$0], Optional(trackedIDs[$0])) }
@@ -84,7 +85,8 @@ public final class HandTracker {
         var hands: [HandObservation] = []
         for (region, track) in candidates {
             let r = try landmarker.estimate(frame, region: region)
-            guard r.presence >= options.minPresenceConfidence else { continue }
+            // MediaPipe's ThresholdingCalculator accepts a score strictly above the threshold.
+            guard r.presence > options.minPresenceConfidence else { continue }
             // The model's handedness output is the probability of a right hand in the image as given
             // (checked against MediaPipe's reference outputs); the legacy API's labels swap it, assuming
             // mirrored input. For mirrored footage the hand the person raised is the other one.
@@ -111,11 +113,12 @@ public final class HandTracker {
 
     /// MediaPipe Tasks' HandAssociationCalculator (min_similarity_threshold 0.5): every tracked region
     /// is kept, first; each new palm region follows unless its axis-aligned IoU with a region already
-    /// kept exceeds 0.5.
-    public static func associate(tracked: [RegionOfInterest], palms: [RegionOfInterest]) -> [RegionOfInterest] {
+    /// kept exceeds 0.5. Then, as Tasks' ClipNormalizedRectVectorSizeCalculator, only the first `limit`
+    /// regions go on: one tracked hand and two new palms make two regions, not three.
+    public static func associate(tracked: [RegionOfInterest], palms: [RegionOfInterest], limit: Int = .max) -> [RegionOfInterest] {
         var kept = tracked
         for p in palms where !kept.contains(where: { $0.bounds.iou(p.bounds) > 0.5 }) { kept.append(p) }
-        return kept
+        return Array(kept.prefix(limit))
     }
 
     /// The legacy solution's AssociationNormRectCalculator (min_similarity_threshold 0.5): regions are

@@ -17,15 +17,31 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
         self.rotation = rotation
     }
 
-    /// Angle wrapped into [-pi, pi).
+    /// MediaPipe's `NormalizeRadians`: a float angle wrapped in double precision (its `M_PI` is a
+    /// double), which matters for Tasks' palm target of 90 radians, 14 turns away.
     static func normalizeRadians(_ a: Float) -> Float {
-        a - 2 * .pi * ((a + .pi) / (2 * .pi)).rounded(.down)
+        let d = Double(a)
+        return Float(d - 2 * .pi * ((d + .pi) / (2 * .pi)).rounded(.down))
     }
 
-    /// Rotation that turns the vector from `from` to `to` (pixels) upright, as MediaPipe's
-    /// `DetectionsToRectsCalculator::ComputeRotation` with a target angle of 90 degrees.
-    static func rotation(from p0: SIMD2<Float>, to p1: SIMD2<Float>) -> Float {
-        normalizeRadians(.pi / 2 - atan2(-(p1.y - p0.y), p1.x - p0.x))
+    /// Rotation that turns the vector from `from` to `to` (pixels) to `target` radians, as MediaPipe's
+    /// `DetectionsToRectsCalculator::ComputeRotation` (`target - atan2(-dy, dx)`, wrapped). Upright is a
+    /// target of pi/2.
+    static func rotation(from p0: SIMD2<Float>, to p1: SIMD2<Float>, target: Float = .pi / 2) -> Float {
+        normalizeRadians(target - atan2(-(p1.y - p0.y), p1.x - p0.x))
+    }
+
+    /// The rotation target of a palm's region. The legacy solution asks for 90 degrees
+    /// (`palm_detection_detection_to_roi.pbtxt`: `rotation_vector_target_angle_degrees: 90`), which turns
+    /// the wrist-to-middle-finger line upright. MediaPipe Tasks' hand detector graph passes 90 to the
+    /// field in radians (`hand_detector_graph.cc`: `set_rotation_vector_target_angle(90)`), so every
+    /// region it cuts from a palm is turned 90 - pi/2 (mod 2 pi) = 0.4646 radians (26.6 degrees) further
+    /// and its centre moves with the turned shift. Landmarks are projected back through the same region,
+    /// so they stay in place, but the model sees the hand tilted and answers a little differently:
+    /// reproducing this is what makes our still images equal Tasks' (0.08 palm sizes apart before).
+    public enum PalmRotationTarget: Sendable {
+        case legacy, tasks
+        var radians: Float { self == .legacy ? .pi / 2 : 90 }
     }
 
     /// MediaPipe's `RectTransformationCalculator`: shift along the rotated axes (in units of the
@@ -54,13 +70,14 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
     }
 
     /// The hand region for a palm detection: rotation from the wrist (keypoint 0) to the middle
-    /// finger's MCP (keypoint 2), then MediaPipe: rect_transformation_calculator, scale 2.6, shift_y -0.5, square_long.
-    public static func fromPalm(_ palm: PalmDetection, imageWidth: Int, imageHeight: Int) -> RegionOfInterest {
+    /// finger's MCP (keypoint 2) towards `target`, then MediaPipe: rect_transformation_calculator, scale 2.6, shift_y -0.5, square_long.
+    public static func fromPalm(_ palm: PalmDetection, imageWidth: Int, imageHeight: Int,
+                                target: PalmRotationTarget = .legacy) -> RegionOfInterest {
         let W = Float(imageWidth), H = Float(imageHeight)
         let k0 = palm.keypoints[0] * SIMD2(W, H), k2 = palm.keypoints[2] * SIMD2(W, H)
         let box = RegionOfInterest(xCenter: (palm.box.xMin + palm.box.xMax) / 2, yCenter: (palm.box.yMin + palm.box.yMax) / 2,
                                    width: palm.box.xMax - palm.box.xMin, height: palm.box.yMax - palm.box.yMin,
-                                   rotation: rotation(from: k0, to: k2))
+                                   rotation: rotation(from: k0, to: k2, target: target.radians))
         return box.transformed(imageWidth: imageWidth, imageHeight: imageHeight, scale: 2.6, shiftY: -0.5)
     }
 

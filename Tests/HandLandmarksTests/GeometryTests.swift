@@ -69,6 +69,24 @@ final class GeometryTests: XCTestCase {
         XCTAssertEqual(r.yCenter, 0.5, accuracy: 1e-5)
     }
 
+    func testTasksPalmRegionTurnsTowardsNinetyRadians() {
+        // The upright palm of testPalmRegionIsShiftedSquaredAndScaled, square frame: the legacy region is
+        // not turned; Tasks' is turned 90 - pi/2 (mod 2 pi) radians, and its centre moves along the turned
+        // shift (half the palm box's height "up" the region), while the size is unchanged.
+        let p = PalmDetection(score: 1, box: Box(xMin: 0.45, yMin: 0.45, xMax: 0.55, yMax: 0.55),
+                              keypoints: [SIMD2(0.5, 0.54), SIMD2(0.5, 0.5), SIMD2(0.5, 0.46)] + Array(repeating: SIMD2(0.5, 0.5), count: 4))
+        let legacy = RegionOfInterest.fromPalm(p, imageWidth: 100, imageHeight: 100, target: .legacy)
+        let tasks = RegionOfInterest.fromPalm(p, imageWidth: 100, imageHeight: 100, target: .tasks)
+        let turn = Float(90 - 28.5 * Double.pi)  // 90 radians less the upright pi/2, wrapped (14 turns)
+        XCTAssertEqual(legacy.rotation, 0, accuracy: 1e-6)
+        XCTAssertEqual(tasks.rotation, turn, accuracy: 1e-5)
+        XCTAssertEqual(tasks.rotation, 0.4646, accuracy: 1e-4)
+        XCTAssertEqual(tasks.xCenter, 0.5 + 0.05 * sin(turn), accuracy: 1e-5)
+        XCTAssertEqual(tasks.yCenter, 0.5 - 0.05 * cos(turn), accuracy: 1e-5)
+        XCTAssertEqual(tasks.width, legacy.width, accuracy: 1e-6)
+        XCTAssertEqual(tasks.height, legacy.height, accuracy: 1e-6)
+    }
+
     func testProjectionMapsRegionCornersAndScalesDepth() {
         let r = RegionOfInterest(xCenter: 0.5, yCenter: 0.5, width: 0.2, height: 0.4, rotation: 0)
         XCTAssertEqual(r.project(Point3(0, 0, 1)), Point3(0.4, 0.3, 0.2))

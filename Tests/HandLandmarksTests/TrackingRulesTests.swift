@@ -56,6 +56,12 @@ final class TrackingRulesTests: XCTestCase {
         XCTAssertEqual(kept, [region(0.3, 0.5), region(0.32, 0.5), region(0.7, 0.5)])
     }
 
+    func testTasksClipsJoinedRegionsToTheHandCount() {
+        // One tracked hand and two new palms, two hands allowed: the tracked one and the first palm.
+        let kept = HandTracker.associate(tracked: [region(0.2, 0.5)], palms: [region(0.5, 0.5), region(0.8, 0.5)], limit: 2)
+        XCTAssertEqual(kept, [region(0.2, 0.5), region(0.5, 0.5)])
+    }
+
     func testTasksAddsAPalmAtIoUOneHalfOrLess() {
         // Boxes 0.2 wide offset by d have IoU (0.2 - d) / (0.2 + d): 0.48 at d = 0.07 (joins), 0.54 at
         // d = 0.06 (does not).

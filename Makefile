@@ -59,20 +59,39 @@ bench: build bench-setup parity
 
 # Both modes against both MediaPipe references over the shared corpus (../shared/corpus, see its README):
 # the default mode should match MediaPipe Tasks 1.2.2 (reference_tasks/), --legacy the legacy solution
-# 0.10.14 (reference/). Prints compare's overall line for each of the four pairs.
+# 0.10.14 (reference/). Prints compare's overall line for each of the four pairs, then, where make
+# bench-setup has installed MediaPipe, each MediaPipe against itself on slightly changed frames.
 CORPUS ?= ../shared/corpus
 parity: build
 	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
 	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/default --overwrite --quiet; \
 	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/legacy --legacy --overwrite --quiet; \
 	for mode in default legacy; do for ref in reference_tasks reference; do \
-	  printf "%-8s vs %-16s " $$mode $$ref; \
+	  printf "%-9s vs %-16s " $$mode $$ref; \
 	  $(BIN) compare out/parity/$$mode $(CORPUS)/$$ref | grep '^overall' | sed 's/^overall *//'; \
 	done; done; \
-	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"
+	floor() { \
+	  if ! $$1 -c 'import mediapipe' 2>/dev/null; then echo "$$2 skipped: $$1 has no MediaPipe (make bench-setup installs it)"; return; fi; \
+	  for noise in 0 0.01; do \
+	    $$1 scripts/mediapipe_keypoints.py $$2 --models Models --out out/parity/$$2-$$noise --noise $$noise \
+	      $(CORPUS)/clips/* $(CORPUS)/images/* 2>out/parity/$$2-$$noise.log || { cat out/parity/$$2-$$noise.log; exit 1; }; \
+	    printf "%-9s vs %-16s " $$2$$([ $$noise = 0 ] && echo "" || echo +1%) $$3; \
+	    $(BIN) compare out/parity/$$2-$$noise $(CORPUS)/$$3 | grep '^overall' | sed 's/^overall *//'; \
+	  done; \
+	}; \
+	floor $(TASKS_PY) tasks reference_tasks; floor $(PY) legacy reference; \
+	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"; \
+	echo "tasks, legacy: MediaPipe run here against its stored output (should be 100% and 0.0000: the same MediaPipe)"; \
+	echo "tasks+1%, legacy+1%: the same with 1 added to 1% of the pixels of each frame: the floor under any comparison with MediaPipe"
 
+# MediaPipe 0.10.14 (the legacy solution) in .venv; MediaPipe 1.2.2 (Tasks only) in .venv-tasks, as the
+# two cannot share one environment.
+TASKS_VENV ?= .venv-tasks
+TASKS_PY := $(TASKS_VENV)/bin/python
 bench-setup: venv
-	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" opencv-python-headless
+	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" "opencv-python-headless==5.0.0.93"
+	@$(TASKS_PY) -c 'import mediapipe, cv2' 2>/dev/null || { python3 -m venv $(TASKS_VENV) && \
+	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==1.2.2" "opencv-contrib-python==5.0.0.93" "numpy<3"; }
 
 # libFuzzer: the annotation parsers, the keypoint-file reader and VideoReader over mutated media files
 # (with guard pages after FFmpeg's buffers), each seeded from Fuzz/corpus/<target>/. Each target runs for

@@ -22,13 +22,22 @@ extension KeypointFile {
         public var smoothing: Bool?
         /// `tasks` (MediaPipe Tasks' HandLandmarker) or `legacy` (`mp.solutions.hands`).
         public var rules: String?
+        /// The revision of handpose's pipeline, raised when the same input, settings and models come to
+        /// give other keypoints, so a resumed run redoes files an earlier revision made (absent: before 2).
+        /// 2: MediaPipe Tasks' palm-region rotation and hand-count clip, presence strictly above its
+        /// threshold (both modes), and YUV read with the colour space the clip declares.
+        public var pipeline: Int?
+
+        /// The pipeline revision this build writes.
+        public static let currentPipeline = 2
 
         public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
                     minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
-                    smoothing: Bool? = nil, rules: String? = nil) {
+                    smoothing: Bool? = nil, rules: String? = nil, pipeline: Int? = nil) {
             self.model = model; self.maxHands = maxHands
             self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
             self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.rules = rules
+            self.pipeline = pipeline
         }
 
         /// The fields in which these settings differ from `asked`, as "field: this (asked that)".
@@ -46,6 +55,7 @@ extension KeypointFile {
             check("mirrored", mirrored, asked.mirrored)
             check("smoothing", smoothing, asked.smoothing)
             check("rules", rules, asked.rules)
+            check("pipeline", pipeline, asked.pipeline)
             return out
         }
     }

@@ -17,6 +17,7 @@ public final class VideoReader {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var scaler: OpaquePointer?
     private var scalerSource: (width: Int32, height: Int32, format: Int32) = (0, 0, -1)
+    private var scalerColour: (space: Int32, range: Int32) = (-1, -1)
     /// swscale's destination, kept while the frame size stays.
     private var destination: FFmpegImageBuffer?
 
@@ -247,19 +248,38 @@ public final class VideoReader {
         return nil
     }
 
+    /// Reads YUV as the frame declares it, as FFmpeg's scale filter does and so OpenCV's FFmpeg back
+    /// end, which MediaPipe's users decode with: the matrix of the frame's colour space (BT.709 for HD
+    /// footage; swscale on its own assumes BT.601, which shifted colours by up to 16 levels and moved
+    /// keypoints on such clips) and, where the frame states one, its range. Undeclared, swscale's
+    /// defaults stand (BT.601; full range for the yuvj formats).
+    static func useDeclaredColour(_ scaler: OpaquePointer, of f: UnsafeMutablePointer<AVFrame>) {
+        var inverse: UnsafeMutablePointer<Int32>?, table: UnsafeMutablePointer<Int32>?
+        var sourceFull: Int32 = 0, targetFull: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(scaler, &inverse, &sourceFull, &table, &targetFull, &brightness, &contrast, &saturation) >= 0 else { return }
+        let range = f.pointee.color_range
+        if range != AVCOL_RANGE_UNSPECIFIED { sourceFull = range == AVCOL_RANGE_JPEG ? 1 : 0 }
+        // sws_getCoefficients takes FFmpeg's colour-space numbers and gives BT.601 for those it has no table for.
+        sws_setColorspaceDetails(scaler, sws_getCoefficients(Int32(f.pointee.colorspace.rawValue)), sourceFull, table, targetFull,
+                                 brightness, contrast, saturation)
+    }
+
     private func convert(_ f: UnsafeMutablePointer<AVFrame>) throws -> VideoFrame {
         let w = f.pointee.width, h = f.pointee.height, fmt = f.pointee.format
         guard w > 0, h > 0 else {
             throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: "decoded a \(w)x\(h) frame")
         }
-        if scaler == nil || scalerSource != (w, h, fmt) {
+        let colour = (Int32(f.pointee.colorspace.rawValue), Int32(f.pointee.color_range.rawValue))
+        if scaler == nil || scalerSource != (w, h, fmt) || scalerColour != colour {
             sws_freeContext(scaler)
             // Bicubic, as OpenCV's FFmpeg back end converts (matters only for chroma upsampling).
             scaler = sws_getContext(w, h, AVPixelFormat(fmt), w, h, AV_PIX_FMT_RGB24, Int32(SWS_BICUBIC), nil, nil, nil)
             scalerSource = (w, h, fmt)
-            guard scaler != nil else {
+            scalerColour = colour
+            guard let scaler else {
                 throw VideoError.invalidFrame(path: path, reason: "cannot convert pixel format \(fmt) to RGB")
             }
+            Self.useDeclaredColour(scaler, of: f)
         }
         let width = Int(w), height = Int(h)
         // swscale writes whole vectors: it gets an aligned, padded destination (see FFmpegImageBuffer),

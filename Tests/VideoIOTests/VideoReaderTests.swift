@@ -68,6 +68,36 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertEqual(ClipFactory.drawnIndex(second), 1)
     }
 
+    /// Frames are read with the YUV matrix and range the clip declares, as FFmpeg's scale filter reads
+    /// them and so OpenCV's FFmpeg back end (MediaPipe's users' decoder): pixel for pixel the same as
+    /// `ffmpeg -pix_fmt rgb24`. swscale's own default (BT.601, limited) was up to 16 levels off on
+    /// BT.709 footage, which moved keypoints on HD clips.
+    func testDeclaredColourSpaceIsReadAsFFmpegReadsIt() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw XCTSkip("ffmpeg command absent")
+        }
+        let dir = ClipFactory.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (space, range) in [("bt709", "tv"), ("smpte170m", "tv"), ("bt709", "pc"), ("bt2020nc", "tv")] {
+            let clip = dir.appendingPathComponent("\(space)-\(range).mkv")
+            let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=5", "-frames:v", "2",
+                                                               "-pix_fmt", "yuv420p", "-colorspace", space, "-color_range", range,
+                                                               "-c:v", "ffv1", clip.path])
+            XCTAssertEqual(made.status, 0, made.output)
+            let raw = dir.appendingPathComponent("\(space)-\(range).rgb")
+            let dumped = try ClipFactory.run(ffmpeg, ["-v", "error", "-i", clip.path, "-f", "rawvideo", "-pix_fmt", "rgb24", raw.path])
+            XCTAssertEqual(dumped.status, 0, dumped.output)
+            let expected = [UInt8](try Data(contentsOf: raw))
+            let frames = try ClipFactory.readAll(clip)
+            XCTAssertEqual(frames.count, 2)
+            XCTAssertEqual(expected.count, 2 * 96 * 64 * 3)
+            let ours = frames.flatMap(\.pixels)
+            let worst = zip(ours, expected).map { abs(Int($0) - Int($1)) }.max() ?? -1
+            XCTAssertEqual(worst, 0, "\(space) \(range): largest difference from ffmpeg's RGB")
+        }
+    }
+
     func testSeekIsFrameAccurate() throws {
         let url = try ClipFactory.write(dir.appendingPathComponent("seek.mp4"), frames: 90, rate: Rational(30, 1))
         let reader = try VideoReader(url: url)

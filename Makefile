@@ -4,17 +4,10 @@ SWIFT ?= swift
 VENV  ?= .venv
 PY    := $(VENV)/bin/python
 
-# Release builds use the CPU's vector units: AVX-512 (16-wide kernels) where the CPU has
-# F/BW/DQ/VL, else AVX2/FMA, else the portable baseline. HANDPOSE_FMA switches the kernels from
-# `a + b * c` to fused multiply-add, which is a library call per lane on targets without FMA.
-CPUFLAGS_LINE := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
-has = $(findstring $(1),$(CPUFLAGS_LINE))
-ifneq ($(and $(call has, avx512f ),$(call has, avx512bw ),$(call has, avx512dq ),$(call has, avx512vl )),)
-  CPU_FLAGS := -Xswiftc -target-cpu -Xswiftc skylake-avx512 -Xswiftc -DHANDPOSE_FMA -Xswiftc -DHANDPOSE_AVX512
-else ifneq ($(and $(call has, avx2 ),$(call has, fma )),)
-  CPU_FLAGS := -Xswiftc -target-cpu -Xswiftc haswell -Xswiftc -DHANDPOSE_FMA
-endif
-RELEASE := -c release $(CPU_FLAGS)
+# One release build for every x86-64 CPU: the kernels are compiled once per instruction set
+# (baseline, AVX2/FMA, AVX-512; see Package.swift) and chosen at run time from what the CPU reports.
+# HANDPOSE_MAX_ISA=baseline|avx2|avx512 caps the choice.
+RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
 .PHONY: setup packages models venv build test run bench bench-setup parity fuzz clean install
@@ -112,7 +105,9 @@ fuzz:
 
 # An installed handpose runs from any folder and on machines without the Swift toolchain: the Swift
 # runtime is linked in (--static-swift-stdlib); FFmpeg's libraries come from the system (libavformat59,
-# libavcodec59, libswscale6, libavutil57 on Debian 12). Models go to PREFIX/share/handpose/models, where
+# libavcodec59, libswscale6, libavutil57 on Debian 12), as do libturbojpeg0 and libcpuinfo0. The binary
+# runs on any x86-64 CPU (its kernels are chosen at run time), so one built on an AVX-512 login node runs
+# on AVX2 nodes too. Models go to PREFIX/share/handpose/models, where
 # the binary looks for them; shell completions where bash, zsh and fish look.
 PREFIX ?= /usr/local
 STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose

@@ -1,7 +1,25 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module layout (data flows one way): VideoIO, Inference -> HandLandmarks -> Extraction -> keypoint files
+// The kernels are built once per instruction set from the same sources (Sources/KernelsBaseline;
+// KernelsAVX2 and KernelsAVX512 are links to it), each with its own compiler target, and Inference
+// chooses one at run time. No other target gets CPU flags, so one binary runs on every x86-64 CPU.
+// HANDPOSE_FMA makes the kernels use fused multiply-add, a library call per lane where the target
+// lacks FMA (x86-64 before v3); arm64 has it in its base instruction set.
+#if arch(x86_64)
+let kernelVariants: [Target] = [
+    .target(name: "KernelsAVX2", dependencies: ["Kernels"],
+            swiftSettings: [.unsafeFlags(["-target-cpu", "haswell"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX2")]),
+    .target(name: "KernelsAVX512", dependencies: ["Kernels"],
+            swiftSettings: [.unsafeFlags(["-target-cpu", "skylake-avx512"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
+]
+let baselineSettings: [SwiftSetting] = []
+#else
+let kernelVariants: [Target] = []
+let baselineSettings: [SwiftSetting] = [.define("HANDPOSE_FMA")]
+#endif
+
+// Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
 // Synthesis.
 // Only `handpose` prints, reads flags and chooses exit codes.
@@ -29,7 +47,10 @@ let package = Package(
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"]),
-        .target(name: "Inference"),
+        .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
+        .target(name: "Kernels", dependencies: ["CCPUInfo"]),
+        .target(name: "KernelsBaseline", dependencies: ["Kernels"], swiftSettings: baselineSettings),
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline"] + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints"),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
@@ -57,6 +78,6 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
-    ],
+    ] + kernelVariants,
     swiftLanguageModes: [.v5]
 )

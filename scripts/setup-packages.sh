@@ -3,8 +3,10 @@
 set -euo pipefail
 # ffmpeg (the command) writes the short test clips of awkward sizes and codecs for the decode sweep.
 # slurm-wlm and munge: the Slurm test brings up a real one-node cluster (scripts/slurm-cluster.sh).
+# libcpuinfo-dev: the CPU's instruction sets, read at start-up to choose the kernels (as XNNPACK does).
+# qemu-user: a test runs the binary on an emulated CPU without AVX, where the baseline kernels must run.
 # libturbojpeg0-dev: JPEG stills are decoded by libjpeg-turbo, as OpenCV and Pillow decode them.
-needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge)
+needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev libcpuinfo-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge qemu-user)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -43,6 +43,8 @@ public final class HandTracker {
     public let models: HandModels
     let palms: PalmDetector
     let landmarker: HandLandmarker
+    /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
+    public var kernels: String { landmarker.plan.isa.rawValue }
     private var tracked: [RegionOfInterest] = []
     /// The track number of each tracked region.
     private var trackedIDs: [Int] = []

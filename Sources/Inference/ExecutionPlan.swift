@@ -6,6 +6,8 @@ import Foundation
 public final class ExecutionPlan {
     public let model: TFLiteModel
     public let threads: Int
+    /// The instruction set of the kernels that run the plan.
+    public var isa: ISA { kernels.isa }
     /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
     public let arenaBytes: Int
     /// Bytes of per-thread im2col scratch.
@@ -23,11 +25,14 @@ public final class ExecutionPlan {
     private let scratch: FloatBuffer
     private let scratchPerThread: Int
     private let pool: WorkerPool?
+    private let kernels: any KernelSet
 
-    /// Plans `model` to run on `threads` threads (default: every core).
-    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+    /// Plans `model` to run on `threads` threads (default: every core) with the kernels of `isa`
+    /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`).
+    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil) throws {
         self.model = model
         self.threads = max(1, threads)
+        kernels = try KernelSelection.kernels(try isa ?? KernelSelection.best())
         var builder = PlanBuilder(model: model)
         let built = try builder.build()
         steps = built
@@ -52,7 +57,8 @@ public final class ExecutionPlan {
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool))
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
+                             kernels: kernels)
         for step in steps { step.run(ctx) }
     }
 
@@ -60,7 +66,8 @@ public final class ExecutionPlan {
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool))
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
+                             kernels: kernels)
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.run(ctx)
@@ -133,6 +140,7 @@ struct RunContext {
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerThread: Int
     let parallel: Parallel
+    let kernels: any KernelSet
 
     @inline(__always) func pointer(_ tensor: Int) -> UnsafeMutablePointer<Float> { arena + offsets[tensor] }
 }

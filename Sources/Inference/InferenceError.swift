@@ -10,6 +10,10 @@ public enum InferenceError: Error, Equatable, CustomStringConvertible {
     case shapeMismatch(path: String, index: Int, name: String, reason: String)
     case unknownTensor(name: String)
     case inputSize(expected: Int, got: Int)
+    /// `HANDPOSE_MAX_ISA` (or another cap) names no instruction set.
+    case unknownISA(variable: String, value: String)
+    /// Kernels asked for by name that this binary or CPU cannot run.
+    case isaNotRunnable(isa: String, runnable: [String])
 
     public var description: String {
         switch self {
@@ -21,6 +25,10 @@ public enum InferenceError: Error, Equatable, CustomStringConvertible {
         case .shapeMismatch(let p, let i, let n, let r): return "\(p): operator \(i) (\(n)): \(r)."
         case .unknownTensor(let n): return "no input or output named '\(n)'."
         case .inputSize(let e, let g): return "input has \(g) values; the model takes \(e)."
+        case .unknownISA(let v, let value):
+            return "\(v)=\(value) is not an instruction set handpose knows; use one of \(ISA.allCases.map(\.rawValue).joined(separator: ", "))."
+        case .isaNotRunnable(let isa, let runnable):
+            return "\(isa) kernels cannot run here; this binary and CPU run \(runnable.joined(separator: ", "))."
         }
     }
 }

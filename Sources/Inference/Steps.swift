@@ -25,7 +25,7 @@ struct ConvStep: Step {
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
         let pixels = conv.output.h * conv.output.w
         ctx.parallel.split(pixels, cost: pixels * conv.weights.k * conv.output.c) { range, slot in
-            conv.run(input: x, output: y, pixels: range, scratch: ctx.scratch + slot * ctx.scratchPerThread, epilogue: e)
+            ctx.kernels.conv(conv, input: x, output: y, pixels: range, scratch: ctx.scratch + slot * ctx.scratchPerThread, epilogue: e)
         }
     }
 }
@@ -45,7 +45,7 @@ struct DepthwiseStep: Step {
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
         let o = conv.output
         ctx.parallel.split(o.h, cost: o.count * conv.window.kh * conv.window.kw) { rows, _ in
-            conv.run(input: x, output: y, rows: rows)
+            ctx.kernels.depthwise(conv, input: x, output: y, rows: rows)
         }
     }
 }
@@ -61,7 +61,7 @@ struct MaxPoolStep: Step {
     func run(_ ctx: RunContext) {
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
         ctx.parallel.split(window.outH, cost: shape.count) { rows, _ in
-            Pooling.max(input: x, shape: shape, window: window, activation: activation, output: y, rows: rows)
+            ctx.kernels.maxPool(input: x, shape: shape, window: window, activation: activation, output: y, rows: rows)
         }
     }
 }
@@ -71,7 +71,7 @@ struct MeanStep: Step {
     let input: Int, output: Int
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
-    func run(_ ctx: RunContext) { Pooling.meanHW(input: ctx.pointer(input), shape: shape, output: ctx.pointer(output)) }
+    func run(_ ctx: RunContext) { DataMovement.meanHW(input: ctx.pointer(input), shape: shape, output: ctx.pointer(output)) }
 }
 
 struct AddStep: Step {
@@ -83,7 +83,7 @@ struct AddStep: Step {
         let x = UnsafePointer(ctx.pointer(a)), z = UnsafePointer(ctx.pointer(b)), y = ctx.pointer(output)
         let n = count
         ctx.parallel.split((n + 63) / 64, cost: n) { blocks, _ in
-            Elementwise.add(x, z, y, range: (blocks.lowerBound * 64)..<min(n, blocks.upperBound * 64), activation: activation)
+            ctx.kernels.add(x, z, y, range: (blocks.lowerBound * 64)..<min(n, blocks.upperBound * 64), activation: activation)
         }
     }
 }
@@ -97,7 +97,7 @@ struct PReluStep: Step {
     func run(_ ctx: RunContext) {
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
         ctx.parallel.split(pixels, cost: pixels * channels) { range, _ in
-            Elementwise.prelu(x, alpha: alpha.pointer, channels: channels, y, pixels: range)
+            ctx.kernels.prelu(x, alpha: alpha.pointer, channels: channels, y, pixels: range)
         }
     }
 }
@@ -106,7 +106,7 @@ struct LogisticStep: Step {
     let input: Int, output: Int, count: Int
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
-    func run(_ ctx: RunContext) { Elementwise.logistic(ctx.pointer(input), ctx.pointer(output), count: count) }
+    func run(_ ctx: RunContext) { DataMovement.logistic(ctx.pointer(input), ctx.pointer(output), count: count) }
 }
 
 struct CopyStep: Step {
@@ -158,5 +158,5 @@ struct FullyConnectedStep: Step {
     var multiplyAdds: Int { batch * fc.k * fc.n }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
-    func run(_ ctx: RunContext) { fc.run(ctx.pointer(input), ctx.pointer(output), batch: batch) }
+    func run(_ ctx: RunContext) { ctx.kernels.fullyConnected(fc, ctx.pointer(input), ctx.pointer(output), batch: batch) }
 }

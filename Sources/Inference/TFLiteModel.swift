@@ -220,13 +220,6 @@ public struct Operator: Sendable {
     public let options: OperatorOptions
 }
 
-public enum Padding: Sendable { case same, valid }
-
-/// Fused activations, numbered as in the TFLite schema.
-public enum Activation: Int, Sendable {
-    case none = 0, relu = 1, reluN1To1 = 2, relu6 = 3, tanh = 4
-}
-
 public struct Conv2DOptions: Sendable {
     public var padding: Padding
     public var strideW: Int, strideH: Int

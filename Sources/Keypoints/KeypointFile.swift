@@ -22,7 +22,12 @@ public struct KeypointFile: Codable, Sendable {
     public struct Tool: Codable, Sendable {
         public var name: String
         public var version: String
-        public init(name: String, version: String) { self.name = name; self.version = version }
+        /// The instruction set of the inference kernels that ran (`baseline`, `avx2`, `avx512`): each gives
+        /// the same keypoints within 1e-3 palm sizes, so it is recorded, not compared when resuming.
+        public var kernels: String?
+        public init(name: String, version: String, kernels: String? = nil) {
+            self.name = name; self.version = version; self.kernels = kernels
+        }
         /// This tool, as it signs the files it writes.
         public static let handpose = Tool(name: "handpose", version: "0.1.0")
     }

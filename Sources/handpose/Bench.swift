@@ -17,7 +17,7 @@ struct BenchModels: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
         abstract: "Time each hand model with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
-        discussion: "Prints median and p90 milliseconds, GFLOP/s (2 x multiply-adds / median) and our/XNNPACK ratio (below 1 is faster)."
+        discussion: "Prints the kernels that ran (the best instruction set this CPU runs; HANDPOSE_MAX_ISA=baseline|avx2|avx512 caps it), median and p90 milliseconds, GFLOP/s (2 x multiply-adds / median) and our/XNNPACK ratio (below 1 is faster)."
     )
 
     @Option(help: "Only this thread count (default: 1 and all cores).")
@@ -35,7 +35,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
     var reference: String?
 
-    @Flag(help: "Print a JSON array: model, threads, median_ms, p90_ms, gflops, and xnnpack_median_ms, ratio with --reference.")
+    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), median_ms, p90_ms, gflops, and xnnpack_median_ms, ratio with --reference.")
     var json = false
 
     func validate() throws {
@@ -79,7 +79,7 @@ struct BenchModels: ParsableCommand {
                 }
                 let (median, p90) = ours!
                 var row: [String: Any] = [
-                    "model": name, "threads": t, "median_ms": median, "p90_ms": p90,
+                    "model": name, "threads": t, "isa": plan.isa.rawValue, "median_ms": median, "p90_ms": p90,
                     "gflops": 2 * Double(plan.multiplyAdds) / median / 1e6,
                     "arena_mib": Double(plan.arenaBytes) / 1048576,
                 ]
@@ -97,10 +97,10 @@ struct BenchModels: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        var table = [["model", "threads", "median ms", "p90 ms", "GFLOP/s", "arena MiB", "XNNPACK ms", "ours/XNNPACK"]]
+        var table = [["model", "threads", "kernels", "median ms", "p90 ms", "GFLOP/s", "arena MiB", "XNNPACK ms", "ours/XNNPACK"]]
         for r in rows {
             func f(_ k: String, _ fmt: String = "%.2f") -> String { (r[k] as? Double).map { String(format: fmt, $0) } ?? "-" }
-            table.append([r["model"] as! String, "\(r["threads"]!)", f("median_ms"), f("p90_ms"), f("gflops", "%.1f"),
+            table.append([r["model"] as! String, "\(r["threads"]!)", r["isa"] as! String, f("median_ms"), f("p90_ms"), f("gflops", "%.1f"),
                           f("arena_mib"), f("xnnpack_median_ms"), f("ratio")])
         }
         print(Table.render(table))

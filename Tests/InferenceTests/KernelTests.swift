@@ -1,8 +1,21 @@
 import XCTest
 import Inference
 
-/// Every kernel against a plain scalar loop written from TFLite's definition, on seeded random shapes.
+/// Every kernel of every variant this machine runs (baseline, AVX2, AVX-512) against a plain scalar
+/// loop written from TFLite's definition, on seeded random shapes.
 final class KernelTests: XCTestCase {
+    /// The kernel sets this CPU can execute, whatever HANDPOSE_MAX_ISA says; the others are named as skipped.
+    static let variants: [any KernelSet] = {
+        let skipped = ISA.allCases.filter { !KernelSelection.runnable.contains($0) }
+        if !skipped.isEmpty { print("kernel variants not tested (this CPU cannot run them): \(skipped.map(\.rawValue).joined(separator: ", "))") }
+        return KernelSelection.runnable.map { try! KernelSelection.kernels($0) }
+    }()
+
+    func testEveryVariantThisCPURunsIsTested() {
+        XCTAssertTrue(Self.variants.contains { $0.isa == .baseline })
+        XCTAssertEqual(Self.variants.map(\.isa), KernelSelection.runnable)
+    }
+
     func act(_ v: Float, _ a: Activation) -> Float {
         switch a {
         case .none, .tanh: return v
@@ -51,13 +64,17 @@ final class KernelTests: XCTestCase {
                 var scratch = [Float](repeating: 0, count: max(1, conv.scratchCount))
                 // In two uneven parts, as threads split the pixels.
                 let pixels = win.outH * win.outW, cut = pixels / 3 + 1
-                x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
-                    for part in [0..<min(cut, pixels), min(cut, pixels)..<pixels] {
-                        conv.run(input: xp.baseAddress!, output: yp.baseAddress!, pixels: part,
-                                 scratch: sp.baseAddress!, epilogue: Epilogue(activation: a))
-                    }
-                } } }
-                assertClose(y, referenceConv(x, s, w, b, cout: cout, win, a), "case \(i) \(s) k\(k) s\(stride) \(padding) \(a)")
+                let expected = referenceConv(x, s, w, b, cout: cout, win, a)
+                for kernels in Self.variants {
+                    y.withUnsafeMutableBufferPointer { $0.update(repeating: .nan) }
+                    x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
+                        for part in [0..<min(cut, pixels), min(cut, pixels)..<pixels] {
+                            kernels.conv(conv, input: xp.baseAddress!, output: yp.baseAddress!, pixels: part,
+                                         scratch: sp.baseAddress!, epilogue: Epilogue(activation: a))
+                        }
+                    } } }
+                    assertClose(y, expected, "\(kernels.isa) case \(i) \(s) k\(k) s\(stride) \(padding) \(a)")
+                }
             }
         }
     }
@@ -68,18 +85,22 @@ final class KernelTests: XCTestCase {
             let a = rng.floats(m * k), w = rng.floats(k * n), b = rng.floats(n), r = rng.floats(m * n)
             let alpha = rng.floats(n, in: 0...0.5)
             let packed = PackedWeights(k: k, n: n, bias: b) { kk, j in w[kk * n + j] }
-            var c = [Float](repeating: .nan, count: m * n)
-            let ok = r.withUnsafeBufferPointer { rp in
-                a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
-                    var e = Epilogue(activation: .relu6)
-                    e.residual = rp.baseAddress!
-                    e.residualActivation = .none
-                    e.setPReLU(alpha, columns: n)
-                    Gemm.run(a: ap.baseAddress!, lda: k, rows: 0..<m, weights: packed, c: cp.baseAddress!, ldc: n, epilogue: e)
-                    return true
-                } }
+            let slopes = FloatBuffer(count: (n + 15) / 16 * 16)
+            for (j, v) in alpha.enumerated() { slopes.pointer[j] = v }
+            var results: [(ISA, [Float])] = []
+            for kernels in Self.variants {
+                var c = [Float](repeating: .nan, count: m * n)
+                r.withUnsafeBufferPointer { rp in
+                    a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
+                        var e = Epilogue(activation: .relu6)
+                        e.residual = rp.baseAddress!
+                        e.residualActivation = .none
+                        e.alpha = UnsafePointer(slopes.pointer)
+                        kernels.gemm(a: ap.baseAddress!, lda: k, rows: 0..<m, weights: packed, c: cp.baseAddress!, ldc: n, epilogue: e)
+                    } }
+                }
+                results.append((kernels.isa, c))
             }
-            XCTAssertTrue(ok)
             var expected = [Float](repeating: 0, count: m * n)
             for i in 0..<m { for j in 0..<n {
                 var v = b[j]
@@ -87,7 +108,7 @@ final class KernelTests: XCTestCase {
                 v = act(v, .relu6) + r[i * n + j]
                 expected[i * n + j] = v < 0 ? v * alpha[j] : v
             } }
-            assertClose(c, expected, "gemm \(m)x\(k)x\(n)")
+            for (isa, c) in results { assertClose(c, expected, "\(isa) gemm \(m)x\(k)x\(n)") }
         }
     }
 
@@ -103,10 +124,6 @@ final class KernelTests: XCTestCase {
                 let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, padding: padding)
                 let x = rng.floats(s.count), w = rng.floats(k * k * s.c), b = rng.floats(s.c)
                 let dw = DepthwiseConv2D(input: s, window: win, weights: w, bias: b, activation: a)
-                var y = [Float](repeating: .nan, count: dw.output.count)
-                x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
-                    dw.run(input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<win.outH)
-                } }
                 var expected = [Float](repeating: 0, count: dw.output.count)
                 for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c {
                     var acc = b[c]
@@ -116,7 +133,15 @@ final class KernelTests: XCTestCase {
                     } }
                     expected[(oy * win.outW + ox) * s.c + c] = act(acc, a)
                 } } }
-                assertClose(y, expected, "depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                for kernels in Self.variants {
+                    var y = [Float](repeating: .nan, count: dw.output.count)
+                    x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+                        // In two parts, as threads split the rows.
+                        kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<win.outH / 2)
+                        kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: win.outH / 2..<win.outH)
+                    } }
+                    assertClose(y, expected, "\(kernels.isa) depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                }
             }
         }
     }
@@ -137,18 +162,20 @@ final class KernelTests: XCTestCase {
         let s = HWC(6, 5, 11)
         let x = rng.floats(s.count)
         let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .same)
-        var y = [Float](repeating: .nan, count: win.outH * win.outW * s.c)
-        x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
-            Pooling.max(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<win.outH)
-        } }
-        var expected = [Float](repeating: -.infinity, count: y.count)
+        var expected = [Float](repeating: -.infinity, count: win.outH * win.outW * s.c)
         for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c { for ky in 0..<2 { for kx in 0..<2 {
             let iy = oy * 2 + ky, ix = ox * 2 + kx
             if iy < s.h, ix < s.w { expected[(oy * win.outW + ox) * s.c + c] = max(expected[(oy * win.outW + ox) * s.c + c], x[(iy * s.w + ix) * s.c + c]) }
         } } } } }
-        assertClose(y, expected, "max pool")
+        for kernels in Self.variants {
+            var y = [Float](repeating: .nan, count: win.outH * win.outW * s.c)
+            x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+                kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<win.outH)
+            } }
+            assertClose(y, expected, "\(kernels.isa) max pool")
+        }
         var mean = [Float](repeating: 0, count: s.c)
-        x.withUnsafeBufferPointer { xp in mean.withUnsafeMutableBufferPointer { Pooling.meanHW(input: xp.baseAddress!, shape: s, output: $0.baseAddress!) } }
+        x.withUnsafeBufferPointer { xp in mean.withUnsafeMutableBufferPointer { DataMovement.meanHW(input: xp.baseAddress!, shape: s, output: $0.baseAddress!) } }
         for c in 0..<s.c {
             let m = stride(from: c, to: x.count, by: s.c).map { x[$0] }.reduce(0, +) / Float(s.h * s.w)
             XCTAssertEqual(mean[c], m, accuracy: 1e-5)
@@ -191,11 +218,34 @@ final class KernelTests: XCTestCase {
         let k = 37, n = 5
         let w = rng.floats(n * k), bias = rng.floats(n), v = rng.floats(k)
         let fc = FullyConnected(k: k, n: n, weights: w, bias: bias, activation: .relu)
-        var out = [Float](repeating: 0, count: n)
-        v.withUnsafeBufferPointer { vp in out.withUnsafeMutableBufferPointer { fc.run(vp.baseAddress!, $0.baseAddress!, batch: 1) } }
-        for j in 0..<n {
-            let e = max(0, (0..<k).map { w[j * k + $0] * v[$0] }.reduce(0, +) + bias[j])
-            XCTAssertEqual(out[j], e, accuracy: 1e-4)
+        for kernels in Self.variants {
+            var out = [Float](repeating: 0, count: n)
+            v.withUnsafeBufferPointer { vp in out.withUnsafeMutableBufferPointer { kernels.fullyConnected(fc, vp.baseAddress!, $0.baseAddress!, batch: 1) } }
+            for j in 0..<n {
+                let e = max(0, (0..<k).map { w[j * k + $0] * v[$0] }.reduce(0, +) + bias[j])
+                XCTAssertEqual(out[j], e, accuracy: 1e-4, "\(kernels.isa)")
+            }
+        }
+    }
+
+    func testAddAndPReLU() {
+        var rng = SeededRandom(16)
+        let n = 77, channels = 11
+        let a = rng.floats(n), b = rng.floats(n), alpha = rng.floats(channels, in: 0...0.5)
+        for kernels in Self.variants {
+            for act in [Activation.none, .relu, .relu6, .reluN1To1] {
+                var y = [Float](repeating: .nan, count: n)
+                a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in y.withUnsafeMutableBufferPointer { yp in
+                    kernels.add(ap.baseAddress!, bp.baseAddress!, yp.baseAddress!, range: 0..<40, activation: act)
+                    kernels.add(ap.baseAddress!, bp.baseAddress!, yp.baseAddress!, range: 40..<n, activation: act)
+                } } }
+                assertClose(y, zip(a, b).map { self.act($0 + $1, act) }, "\(kernels.isa) add \(act)")
+            }
+            var y = [Float](repeating: .nan, count: n)
+            a.withUnsafeBufferPointer { ap in alpha.withUnsafeBufferPointer { al in y.withUnsafeMutableBufferPointer { yp in
+                kernels.prelu(ap.baseAddress!, alpha: al.baseAddress!, channels: channels, yp.baseAddress!, pixels: 0..<(n / channels))
+            } } }
+            assertClose(y, a.enumerated().map { $1 < 0 ? $1 * alpha[$0 % channels] : $1 }, "\(kernels.isa) prelu")
         }
     }
 }

@@ -2,22 +2,44 @@ import Foundation
 import XCTest
 import Inference
 
-/// Each of the four hand models against the official TFLite interpreter, on seeded random input.
+/// Each of the four hand models against the official TFLite interpreter, on seeded random input,
+/// with every kernel variant this CPU runs (KernelTests names the ones it cannot).
 final class ModelParityTests: XCTestCase {
     func check(_ name: String, seed: UInt64) throws {
         let path = try Fixtures.modelPath(name)
-        let plan = try ExecutionPlan(model: try TFLiteModel(path: path), threads: 2)
+        let model = try TFLiteModel(path: path)
         var rng = SeededRandom(seed)
-        let input = rng.floats(plan.inputs[0].count, in: 0...1)
-        try plan.run(input)
-        let reference = try Fixtures.reference(model: path, input: input, outputs: plan.outputs.count)
-        for (i, ref) in reference.enumerated() {
-            let ours = Array(plan.output(i))
-            XCTAssertEqual(ours.count, ref.count, "\(name) output \(i) size")
-            let diff = zip(ours, ref).map { abs($0 - $1) }.max() ?? 0
-            let scale = ref.map(abs).max() ?? 0
-            print("parity \(name) output \(i) '\(plan.outputs[i].name)' \(plan.outputs[i].shape): max |diff| \(diff) (max |ref| \(scale))")
-            XCTAssertLessThan(diff, 1e-3 * max(1, scale / 224), "\(name) output \(i)")
+        let input = rng.floats(model.tensors[model.inputs[0]].count, in: 0...1)
+        var reference: [[Float]]?
+        for isa in KernelSelection.runnable {
+            let plan = try ExecutionPlan(model: model, threads: 2, isa: isa)
+            XCTAssertEqual(plan.isa, isa)
+            try plan.run(input)
+            if reference == nil { reference = try Fixtures.reference(model: path, input: input, outputs: plan.outputs.count) }
+            for (i, ref) in reference!.enumerated() {
+                let ours = Array(plan.output(i))
+                XCTAssertEqual(ours.count, ref.count, "\(name) output \(i) size")
+                let diff = zip(ours, ref).map { abs($0 - $1) }.max() ?? 0
+                let scale = ref.map(abs).max() ?? 0
+                print("parity \(name) [\(isa)] output \(i) '\(plan.outputs[i].name)' \(plan.outputs[i].shape): max |diff| \(diff) (max |ref| \(scale))")
+                XCTAssertLessThan(diff, 1e-3 * max(1, scale / 224), "\(name) [\(isa)] output \(i)")
+            }
+        }
+    }
+
+    /// HANDPOSE_MAX_ISA caps the choice; an unknown value is an error naming the variable.
+    func testMaxISACapsTheChoice() throws {
+        XCTAssertEqual(try KernelSelection.best(environment: ["HANDPOSE_MAX_ISA": "baseline"]), .baseline)
+        XCTAssertEqual(try KernelSelection.best(environment: [:]), KernelSelection.runnable.last)
+        XCTAssertEqual(try KernelSelection.best(environment: ["HANDPOSE_MAX_ISA": "avx512"]), KernelSelection.runnable.last)
+        if KernelSelection.runnable.contains(.avx2) {
+            XCTAssertEqual(try KernelSelection.best(environment: ["HANDPOSE_MAX_ISA": "AVX2"]), .avx2)
+        }
+        XCTAssertThrowsError(try KernelSelection.best(environment: ["HANDPOSE_MAX_ISA": "sse9"])) { error in
+            XCTAssertTrue("\(error)".contains("HANDPOSE_MAX_ISA=sse9"), "\(error)")
+        }
+        for isa in ISA.allCases where !KernelSelection.runnable.contains(isa) {
+            XCTAssertThrowsError(try KernelSelection.kernels(isa))
         }
     }
 

@@ -1,3 +1,10 @@
+public enum Padding: Sendable { case same, valid }
+
+/// Fused activations, numbered as in the TFLite schema.
+public enum Activation: Int, Sendable {
+    case none = 0, relu = 1, reluN1To1 = 2, relu6 = 3, tanh = 4
+}
+
 /// Height, width and channels of an NHWC activation with batch 1.
 public struct HWC: Equatable, Sendable, CustomStringConvertible {
     public var h: Int, w: Int, c: Int

@@ -1,8 +1,10 @@
+import Kernels
+
 /// Pooling over NHWC activations.
-public enum Pooling {
+enum Pooling {
     /// Max over each window; padded positions are ignored (as TFLite does), fused activation after.
-    public static func max(input x: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
-                           output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+    static func max(input x: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
+                    output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         let c = shape.c, vecC = c & ~7
         let outW = window.outW
         for oy in rows {
@@ -33,17 +35,5 @@ public enum Pooling {
                 }
             }
         }
-    }
-
-    /// Mean over height and width: `[H, W, C]` to `[C]`.
-    public static func meanHW(input x: UnsafePointer<Float>, shape: HWC, output y: UnsafeMutablePointer<Float>) {
-        let c = shape.c
-        y.update(repeating: 0, count: c)
-        for p in 0..<(shape.h * shape.w) {
-            let row = x + p * c
-            for ch in 0..<c { y[ch] += row[ch] }
-        }
-        let scale = 1 / Float(shape.h * shape.w)
-        for ch in 0..<c { y[ch] *= scale }
     }
 }

@@ -1,28 +1,14 @@
-/// Depthwise convolution (depth multiplier 1), NHWC, weights `[1, kh, kw, C]`, bias and
-/// activation fused. Eight channels at a time; four output pixels share each weight load in the
+import Kernels
+
+/// `DepthwiseConv2D` run: eight channels at a time; four output pixels share each weight load in the
 /// interior (four independent accumulators hide the FMA latency); border pixels skip taps that
 /// fall outside the input rather than reading padding.
-public final class DepthwiseConv2D {
-    public let input: HWC
-    public let output: HWC
-    public let window: Window
-    let weights: FloatBuffer
-    let bias: FloatBuffer
-    public let activation: Activation
-
-    public init(input: HWC, window: Window, weights: [Float], bias: [Float]?, activation: Activation) {
-        self.input = input
-        self.window = window
-        self.activation = activation
-        output = HWC(window.outH, window.outW, input.c)
-        self.weights = FloatBuffer(weights)
-        self.bias = FloatBuffer(bias ?? [Float](repeating: 0, count: input.c))
-    }
-
+enum DepthwiseKernel {
     /// Output rows `rows`.
-    public func run(input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+    static func run(_ conv: DepthwiseConv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        let input = conv.input, output = conv.output, window = conv.window, activation = conv.activation
         let c = input.c, vecC = c & ~7
-        let w = UnsafePointer(weights.pointer), b = UnsafePointer(bias.pointer)
+        let w = UnsafePointer(conv.weights.pointer), b = UnsafePointer(conv.bias.pointer)
         let (kh, kw, sh, sw, dh, dw) = (window.kh, window.kw, window.sh, window.sw, window.dh, window.dw)
         let (inH, inW, outW) = (input.h, input.w, output.w)
         // Output columns whose whole window lies inside the input.

@@ -1,14 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Kernels
 
 /// Element-by-element operators over flat float arrays.
-public enum Elementwise {
+enum Elementwise {
     /// `y = activation(a + b)` over `range`.
-    public static func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
-                           range: Range<Int>, activation: Activation) {
+    static func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+                    range: Range<Int>, activation: Activation) {
         var i = range.lowerBound
         while i + 8 <= range.upperBound {
             store8(activation.apply(load8(a + i) + load8(b + i)), y + i)
@@ -18,8 +14,8 @@ public enum Elementwise {
     }
 
     /// PReLU with one slope per channel (the last dimension, `channels` long): `x < 0 ? x * alpha : x`.
-    public static func prelu(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, channels: Int,
-                             _ y: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
+    static func prelu(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, channels: Int,
+                      _ y: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
         let vecC = channels & ~7
         for p in pixels {
             let row = x + p * channels, out = y + p * channels
@@ -31,10 +27,5 @@ public enum Elementwise {
             }
             while ch < channels { let v = row[ch]; out[ch] = v < 0 ? v * alpha[ch] : v; ch += 1 }
         }
-    }
-
-    /// Logistic sigmoid `1 / (1 + exp(-x))`.
-    public static func logistic(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { y[i] = 1 / (1 + expf(-x[i])) }
     }
 }

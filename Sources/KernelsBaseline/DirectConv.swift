@@ -1,4 +1,6 @@
 #if HANDPOSE_AVX512
+import Kernels
+
 /// Convolution of an input with few channels into 17 to 32 (the models' first layers, on RGB),
 /// read in place: for each group of four output pixels of one row, every tap (ky, kx, ci)
 /// broadcasts one input value per pixel against the two 16-wide weight vectors of the two panels,
@@ -6,13 +8,10 @@
 /// is the patch order. Taps outside the input are skipped (zero padding).
 /// AVX-512 only: with 8-wide vectors the same tile needs sixteen accumulators, more than AVX2's
 /// registers, and measured no faster than im2col and GEMM.
-struct DirectConv {
-    let conv: Conv2D
-    let x: UnsafePointer<Float>
-    let y: UnsafeMutablePointer<Float>
-    let epilogue: Epilogue
-
-    func run(pixels: Range<Int>) {
+/// Static functions, not a struct holding its arguments: a struct's value-copying helper would be a weak
+/// symbol shared by name with other modules (see KernelVariantBuildTests).
+enum DirectConv {
+    static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: Epilogue, pixels: Range<Int>) {
         let w = conv.window, inW = conv.input.w, inH = conv.input.h, outW = conv.output.w
         // Output columns whose taps all lie inside the input horizontally.
         let oxFirst = min(outW, (w.padLeft + w.sw - 1) / w.sw)
@@ -27,15 +26,15 @@ struct DirectConv {
             if ox >= oxFirst && ox + 4 <= min(oxEnd, ox + rowEnd - p) {
                 // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
                 let (kw, cin) = (w.kw, conv.input.c)
-                if kw == 3 && cin == 3 { group(pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
-                else if kw == 5 && cin == 3 { group(pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
-                else { group(pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                if kw == 3 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
+                else if kw == 5 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
+                else { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
                 p += 4
             } else {
                 let ix0 = ox * w.sw - w.padLeft
                 let kxLo = max(0, (-ix0 + w.dw - 1) / w.dw), kxHi = max(kxLo, min(w.kw, (inW - ix0 + w.dw - 1) / w.dw))
                 for panel in 0..<conv.weights.panels {
-                    single(pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kx: kxLo..<kxHi, panel: panel)
+                    single(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kx: kxLo..<kxHi, panel: panel)
                 }
                 p += 1
             }
@@ -44,7 +43,7 @@ struct DirectConv {
 
     /// Four pixels by both panels of a 17-32 channel output: each broadcast feeds two FMAs.
     @inline(__always)
-    func group(pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+    static func group(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: Epilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
         let w = conv.window, inW = conv.input.w, k = conv.weights.k
         let wp0 = UnsafePointer(conv.weights.data.pointer), wp1 = wp0 + k * 16
         let bias = UnsafePointer(conv.weights.bias.pointer)
@@ -69,19 +68,19 @@ struct DirectConv {
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c
-        Gemm.store(a0.lowHalf, a0.highHalf, row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(a1.lowHalf, a1.highHalf, row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(a2.lowHalf, a2.highHalf, row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(a3.lowHalf, a3.highHalf, row: p + 3, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(c0.lowHalf, c0.highHalf, row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(c1.lowHalf, c1.highHalf, row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(c2.lowHalf, c2.highHalf, row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(c3.lowHalf, c3.highHalf, row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a0), row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a1), row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a2), row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a3), row: p + 3, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c0), row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c1), row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c2), row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c3), row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
     }
 
     /// One pixel, taps clipped to `kx` horizontally.
     @inline(__always)
-    func single(pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kx kxs: Range<Int>, panel: Int) {
+    static func single(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: Epilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kx kxs: Range<Int>, panel: Int) {
         let w = conv.window, cin = conv.input.c, inW = conv.input.w, k = conv.weights.k
         let wp = UnsafePointer(conv.weights.data.pointer + panel * k * 16)
         let bias = UnsafePointer(conv.weights.bias.pointer + panel * 16)

@@ -1,5 +1,29 @@
-/// Operators that move values without arithmetic, or with interpolation only.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Operators that move values, interpolate or reduce, in plain scalar code: too small a share of a
+/// run to need a kernel per instruction set.
 public enum DataMovement {
+    /// Mean over height and width: `[H, W, C]` to `[C]`.
+    public static func meanHW(input x: UnsafePointer<Float>, shape: HWC, output y: UnsafeMutablePointer<Float>) {
+        let c = shape.c
+        y.update(repeating: 0, count: c)
+        for p in 0..<(shape.h * shape.w) {
+            let row = x + p * c
+            for ch in 0..<c { y[ch] += row[ch] }
+        }
+        let scale = 1 / Float(shape.h * shape.w)
+        for ch in 0..<c { y[ch] *= scale }
+    }
+
+    /// Logistic sigmoid `1 / (1 + exp(-x))`.
+    public static func logistic(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { y[i] = 1 / (1 + expf(-x[i])) }
+    }
+
     /// Zero padding of a 4-D tensor; `pads[d]` is (before, after) for dimension d.
     public static func pad(_ x: UnsafePointer<Float>, shape: [Int], pads: [(Int, Int)], _ y: UnsafeMutablePointer<Float>) {
         let out = zip(shape, pads).map { $0 + $1.0 + $1.1 }

@@ -1,5 +1,7 @@
+import Kernels
+
 /// 8-wide float vectors: one AVX2 register.
-public typealias Float8 = SIMD8<Float>
+typealias Float8 = SIMD8<Float>
 
 /// `acc + a * b`, fused where the build targets FMA (`-DHANDPOSE_FMA`, set by the Makefile with
 /// `-target-cpu haswell`). Without FMA in the target, `addingProduct` must be exact and becomes a
@@ -24,14 +26,21 @@ func load16(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
     UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
 }
 
+/// The two 8-float halves. `SIMD16.lowHalf` and `highHalf` compile to out-of-line specialisations
+/// shared by name with any other module that uses them, so the linker could hand this variant's
+/// AVX-512 copy to code running on a CPU without it.
+@inline(__always)
+func halves(_ v: SIMD16<Float>) -> (Float8, Float8) { unsafeBitCast(v, to: (Float8, Float8).self) }
+
 /// 16-float store: one vector move at 64-byte aligned addresses, else two 8-float stores.
 @inline(__always)
 func store16(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
     if Int(bitPattern: p) & 63 == 0 {
         p.withMemoryRebound(to: SIMD16<Float>.self, capacity: 1) { $0.pointee = v }
     } else {
-        store8(v.lowHalf, p)
-        store8(v.highHalf, p + 8)
+        let (lo, hi) = halves(v)
+        store8(lo, p)
+        store8(hi, p + 8)
     }
 }
 
@@ -87,27 +96,4 @@ extension Activation {
         case .reluN1To1: return min(max(v, -1), 1)
         }
     }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Memory the engine owns: 64-byte aligned, freed with its owner.
-final class FloatBuffer {
-    let pointer: UnsafeMutablePointer<Float>
-    let count: Int
-    init(count: Int, zeroed: Bool = true) {
-        self.count = count
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 4, alignment: 64)
-        pointer = raw.bindMemory(to: Float.self, capacity: max(count, 1))
-        if zeroed { pointer.initialize(repeating: 0, count: max(count, 1)) }
-    }
-    convenience init(_ values: [Float]) {
-        self.init(count: values.count, zeroed: false)
-        values.withUnsafeBufferPointer { pointer.initialize(from: $0.baseAddress!, count: values.count) }
-    }
-    deinit { UnsafeMutableRawPointer(pointer).deallocate() }
 }

@@ -1,52 +1,6 @@
-/// Weights of a matrix product `C[M x N] = A[M x K] * W[K x N]`, packed once at load in panels
-/// of 16 columns (k-major inside a panel, zero beyond N), the layout the 6x16 micro-kernel streams.
-public final class PackedWeights {
-    public let k: Int
-    public let n: Int
-    let panels: Int
-    let data: FloatBuffer
-    /// Bias padded to `panels * 16`.
-    let bias: FloatBuffer
+import Kernels
 
-    /// `weight(k, n)` gives W[k, n]; `bias[n]` is added to every row.
-    public init(k: Int, n: Int, bias: [Float]?, weight: (Int, Int) -> Float) {
-        self.k = k
-        self.n = n
-        panels = (n + 15) / 16
-        data = FloatBuffer(count: panels * k * 16)
-        self.bias = FloatBuffer(count: panels * 16)
-        for p in 0..<panels {
-            for kk in 0..<k {
-                for j in 0..<16 where p * 16 + j < n {
-                    data.pointer[(p * k + kk) * 16 + j] = weight(kk, p * 16 + j)
-                }
-            }
-        }
-        if let bias { for j in 0..<n { self.bias.pointer[j] = bias[j] } }
-    }
-}
-
-/// What happens to each output value after the product, in this order:
-/// `+ bias`, `activation`, `+ residual`, `residualActivation`, PReLU with per-column `alpha`.
-/// Lets a convolution absorb the ADD and PRELU that follow it, saving two passes over memory.
-public struct Epilogue {
-    public var activation: Activation = .none
-    public var residual: UnsafePointer<Float>? = nil
-    public var residualActivation: Activation = .none
-    /// PReLU slopes, padded to a multiple of 16 columns.
-    var alpha: UnsafePointer<Float>? = nil
-
-    public init(activation: Activation = .none) { self.activation = activation }
-
-    /// Sets PReLU slopes for `columns` output columns (copied into padded storage kept alive by the epilogue owner).
-    public mutating func setPReLU(_ slopes: [Float], columns: Int) {
-        let padded = FloatBuffer(count: (columns + 15) / 16 * 16)
-        for (j, a) in slopes.enumerated() { padded.pointer[j] = a }
-        alphaStorage = padded
-        alpha = UnsafePointer(padded.pointer)
-    }
-    private var alphaStorage: FloatBuffer?
-
+extension Epilogue {
     @inline(__always)
     func apply(_ v: Float, row: Int, column: Int, ldc: Int) -> Float {
         var v = activation.apply(v)
@@ -91,10 +45,10 @@ extension Epilogue {
 }
 #endif
 
-public enum Gemm {
+enum Gemm {
     /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`.
     /// The residual of the epilogue, when set, has the layout of `C`.
-    public static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
+    static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
                            c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
         let chunk = 96
         var r0 = rows.lowerBound
@@ -164,7 +118,7 @@ public enum Gemm {
         let k = w.k
         let a0 = a + row * lda
         let col = panel * 16
-        let bias = SIMD16(lowHalf: load8(w.bias.pointer + col), highHalf: load8(w.bias.pointer + col + 8))
+        let bias = load16(w.bias.pointer + col)
         var c0 = bias, c1 = bias, c2 = bias, c3 = bias, c4 = bias, c5 = bias
         var c6 = bias, c7 = bias, c8 = bias, c9 = bias, c10 = bias, c11 = bias
         var wp = UnsafePointer(w.data.pointer + panel * k * 16)
@@ -206,20 +160,26 @@ public enum Gemm {
             return
         }
         // Unrolled: an array of the accumulators would be a heap allocation per tile.
-        store(c0.lowHalf, c0.highHalf, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c1.lowHalf, c1.highHalf, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c2.lowHalf, c2.highHalf, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c3.lowHalf, c3.highHalf, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c4.lowHalf, c4.highHalf, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c5.lowHalf, c5.highHalf, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c6.lowHalf, c6.highHalf, row: row + 6, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c7.lowHalf, c7.highHalf, row: row + 7, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c8.lowHalf, c8.highHalf, row: row + 8, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c9.lowHalf, c9.highHalf, row: row + 9, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c10.lowHalf, c10.highHalf, row: row + 10, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
-        store(c11.lowHalf, c11.highHalf, row: row + 11, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c0), row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c1), row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c2), row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c3), row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c4), row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c5), row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c6), row: row + 6, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c7), row: row + 7, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c8), row: row + 8, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c9), row: row + 9, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c10), row: row + 10, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        store(halves(c11), row: row + 11, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
     }
     #endif
+
+    @inline(__always)
+    static func store(_ v: (Float8, Float8), row: Int, col: Int, width: Int,
+                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        store(v.0, v.1, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+    }
 
     @inline(__always)
     static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,

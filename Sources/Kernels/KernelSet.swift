@@ -1,0 +1,72 @@
+#if arch(x86_64)
+import CCPUInfo
+#endif
+
+/// The instruction sets the kernels are built for, in increasing order. One binary carries every
+/// variant its architecture has and runs the best one the CPU can execute.
+/// - `baseline`: the architecture's portable instruction set (x86-64 as first defined, SSE2; on arm64, NEON).
+/// - `avx2`: built for Haswell: AVX2, FMA, BMI1/2, F16C, LZCNT, MOVBE (x86-64-v3), 8-wide vectors with
+///   fused multiply-add.
+/// - `avx512`: built for Skylake-AVX512: AVX-512 F, BW, CD, DQ, VL on top of those (x86-64-v4), 16-wide
+///   kernels where they pay.
+/// The run-time check asks for every extension of the level a compiler emits code for.
+public enum ISA: String, CaseIterable, Comparable, Sendable {
+    case baseline, avx2, avx512
+
+    public static func < (a: ISA, b: ISA) -> Bool { a.order < b.order }
+    private var order: Int { ISA.allCases.firstIndex(of: self)! }
+
+    /// Whether this CPU, and the operating system (which must save the wider registers), can run code built for it.
+    public var runsOnThisCPU: Bool {
+        switch self {
+        case .baseline: return true
+        case .avx2: return HostCPU.features.x86_64v3
+        case .avx512: return HostCPU.features.x86_64v3 && HostCPU.features.x86_64v4
+        }
+    }
+}
+
+/// What the CPU reports, read once through cpuinfo (the library XNNPACK uses), which also checks
+/// that the operating system enables the AVX and AVX-512 register state.
+enum HostCPU {
+    struct Features { var x86_64v3 = false, x86_64v4 = false }
+    static let features: Features = {
+        var f = Features()
+        #if arch(x86_64)
+        guard cpuinfo_initialize() else { return f }
+        f.x86_64v3 = cpuinfo_has_x86_avx() && cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_bmi()
+            && cpuinfo_has_x86_bmi2() && cpuinfo_has_x86_f16c() && cpuinfo_has_x86_lzcnt() && cpuinfo_has_x86_movbe()
+        f.x86_64v4 = cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512cd()
+            && cpuinfo_has_x86_avx512dq() && cpuinfo_has_x86_avx512vl()
+        #endif
+        return f
+    }()
+}
+
+/// The operations whose speed depends on the instruction set: one implementation per `ISA`, each
+/// built from the same sources (`Sources/KernelsBaseline`) with its own compiler target. Every call
+/// takes raw pointers and the layer objects of this module, so a plan calls its kernel set once per
+/// layer and thread part.
+public protocol KernelSet: Sendable {
+    var isa: ISA { get }
+    /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`;
+    /// the epilogue's residual has the layout of `C`.
+    func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
+              c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue)
+    /// Output pixels `pixels` of `conv`, using `scratch` of `conv.scratchCount` floats.
+    func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
+              scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue)
+    /// Output rows `rows` of `conv`.
+    func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Range<Int>)
+    /// Max over each window; padded positions are ignored (as TFLite does), fused activation after.
+    func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
+                 output: UnsafeMutablePointer<Float>, rows: Range<Int>)
+    /// `y = activation(a + b)` over `range`.
+    func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, range: Range<Int>,
+             activation: Activation)
+    /// PReLU with one slope per channel (the last dimension, `channels` long).
+    func prelu(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, channels: Int, _ y: UnsafeMutablePointer<Float>,
+               pixels: Range<Int>)
+    /// Rows of a `[batch, K]` input, each to a row of `[batch, N]` output.
+    func fullyConnected(_ fc: FullyConnected, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, batch: Int)
+}

@@ -1,0 +1,53 @@
+import Kernels
+
+/// This module's kernels. The same sources build `KernelsBaseline` (no target flags), `KernelsAVX2`
+/// (x86-64-v3, fused multiply-add) and `KernelsAVX512` (x86-64-v4, 16-wide kernels); each module's
+/// `KernelVariant` runs only the code of its own build, and `Inference` picks the variant at run time.
+public struct KernelVariant: KernelSet {
+    public init() {}
+
+    public var isa: ISA {
+        #if HANDPOSE_AVX512
+        return .avx512
+        #elseif HANDPOSE_AVX2
+        return .avx2
+        #else
+        return .baseline
+        #endif
+    }
+
+    public func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
+                     c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        Gemm.run(a: a, lda: lda, rows: rows, weights: weights, c: c, ldc: ldc, epilogue: epilogue)
+    }
+
+    public func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
+                     scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue) {
+        ConvKernel.run(conv, input: input, output: output, pixels: pixels, scratch: scratch, epilogue: epilogue)
+    }
+
+    public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                          rows: Range<Int>) {
+        DepthwiseKernel.run(conv, input: input, output: output, rows: rows)
+    }
+
+    public func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
+                        output: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        Pooling.max(input: input, shape: shape, window: window, activation: activation, output: output, rows: rows)
+    }
+
+    public func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+                    range: Range<Int>, activation: Activation) {
+        Elementwise.add(a, b, y, range: range, activation: activation)
+    }
+
+    public func prelu(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, channels: Int,
+                      _ y: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
+        Elementwise.prelu(x, alpha: alpha, channels: channels, y, pixels: pixels)
+    }
+
+    public func fullyConnected(_ fc: FullyConnected, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+                               batch: Int) {
+        FullyConnectedKernel.run(fc, x, y, batch: batch)
+    }
+}

@@ -1,0 +1,115 @@
+import Datasets
+import Foundation
+import Keypoints
+import XCTest
+
+/// One binary for every x86-64 CPU: each instruction set HANDPOSE_MAX_ISA selects gives the same
+/// keypoints, records itself in the files, and a CPU without AVX (emulated by qemu-user as a Nehalem)
+/// runs the same binary on its baseline kernels.
+final class KernelVariantTests: XCTestCase {
+    /// Two stills and a clip from Samples/, so palm detection, landmarks and tracking all run.
+    static let inputs = ["Samples/poses/peace/peace_0.png", "Samples/poses/point/point_0.png", "Samples/actions/grab_0.mp4"]
+
+    /// The instruction sets this machine runs, read from the binary itself (`bench models` names the kernels).
+    func runnableISAs() throws -> [String] {
+        var out: [String] = []
+        for cap in ["baseline", "avx2", "avx512"] {
+            let (code, text) = try ToolRunner.run(["bench", "models", "--runs", "1", "--rounds", "1", "--threads", "1", "--json"],
+                                                  environment: ["HANDPOSE_MAX_ISA": cap])
+            XCTAssertEqual(code, 0, text)
+            let json = text[text.firstIndex(of: "[")!...]
+            let rows = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [[String: Any]]
+            let isa = Set(rows.map { $0["isa"] as! String })
+            XCTAssertEqual(isa.count, 1, "one kernel set per run: \(isa)")
+            if isa.first == cap { out.append(cap) }
+        }
+        if !out.contains("avx512") { print("HANDPOSE_MAX_ISA=avx512 not tested: this CPU has no AVX-512 (it falls back to \(out.last ?? "?"))") }
+        return out
+    }
+
+    func extract(into out: URL, environment: [String: String], emulator: [String] = []) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
+        let models = try ToolRunner.models()
+        let command = emulator + [binary, "extract"] + Self.inputs + ["-o", out.path, "--models", models, "--quiet", "--jobs", "1"]
+        let (code, text) = try ToolRunner.process(command[0], Array(command.dropFirst()), environment: environment)
+        XCTAssertEqual(code, 0, text)
+    }
+
+    /// Keypoint files under `dir` by path relative to it.
+    func files(_ dir: URL) throws -> [String: KeypointFile] {
+        var out: [String: KeypointFile] = [:]
+        for (path, _) in try ToolRunner.files(in: dir) where path.hasSuffix(".hands.json") {
+            out[path] = try KeypointFile.load(dir.appendingPathComponent(path))
+        }
+        return out
+    }
+
+    /// Every file of `a` against the same file of `b`. Stills and the first frame of a clip (palm detection
+    /// and one landmark run) agree within 1e-3 palm sizes. Later frames of a clip are cropped where the frame
+    /// before put the hand, so a difference in the last bits (fused multiply-add rounds once, the baseline's
+    /// multiply and add twice) moves the next crop and grows while tracking holds, as it does for MediaPipe
+    /// fed frames with an invisible change (README, parity): there the hands must agree in number and stay
+    /// within 0.01 palm sizes on average, 0.05 at worst.
+    func assertSame(_ a: [String: KeypointFile], _ b: [String: KeypointFile], _ label: String) throws {
+        XCTAssertEqual(a.keys.sorted(), b.keys.sorted(), label)
+        XCTAssertEqual(a.count, Self.inputs.count, label)
+        for (path, fa) in a {
+            guard let fb = b[path] else { continue }
+            let c = try KeypointComparison.compare(fa, fb, path: path)
+            XCTAssertEqual(c.countAgreement, 1, "\(label) \(path)")
+            XCTAssertGreaterThan(c.matchedHands, 0, "\(label) \(path): no hands to compare")
+            var first = fa, firstB = fb
+            first.frames = Array(fa.frames.prefix(1)); firstB.frames = Array(fb.frames.prefix(1))
+            let detected = try KeypointComparison.compare(first, firstB, path: path).deviations.max() ?? 0
+            let worst = c.deviations.max() ?? 0
+            print(String(format: "%@ %@: %d hands; first frame %.6f, mean %.6f, largest %.6f palm sizes",
+                         label, path, c.matchedHands, detected, c.meanDeviation, worst))
+            XCTAssertLessThanOrEqual(detected, 1e-3, "\(label) \(path) first frame")
+            if fa.frames.count == 1 { continue }
+            XCTAssertLessThanOrEqual(c.meanDeviation, 0.01, "\(label) \(path)")
+            XCTAssertLessThanOrEqual(worst, 0.05, "\(label) \(path)")
+        }
+    }
+
+    func testEveryInstructionSetGivesTheSameKeypoints() throws {
+        let isas = try runnableISAs()
+        XCTAssertEqual(isas.first, "baseline")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-isa-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var results: [String: [String: KeypointFile]] = [:]
+        for isa in isas {
+            try extract(into: root.appendingPathComponent(isa), environment: ["HANDPOSE_MAX_ISA": isa])
+            results[isa] = try files(root.appendingPathComponent(isa))
+            XCTAssertEqual(Set(results[isa]!.values.map { $0.tool?.kernels }), [isa], "files record the kernels that ran")
+        }
+        let best = isas.last!
+        for isa in isas.dropLast() { try assertSame(results[isa]!, results[best]!, "\(isa) vs \(best)") }
+    }
+
+    /// The same binary on a CPU without AVX: qemu-user's Nehalem model (SSE4.2, no AVX) reports no AVX
+    /// through CPUID, so the baseline kernels must be chosen and run all four models; an AVX instruction
+    /// anywhere on that path (a variant's copy of a shared helper kept by the linker, say) stops the run
+    /// with SIGILL. `extract` starts its workers as native processes, so the engine runs here through
+    /// `bench models`, and FFmpeg's demuxers through `probe`.
+    func testACPUWithoutAVXRunsTheBaselineKernels() throws {
+        #if !arch(x86_64)
+        throw XCTSkip("x86-64 only")
+        #else
+        let qemu = ["/usr/bin/qemu-x86_64", "/usr/bin/qemu-x86_64-static"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let qemu else {
+            print("SKIP: qemu-x86_64 absent (Debian's qemu-user; make setup installs it)")
+            throw XCTSkip("qemu-user absent")
+        }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
+        let (code, text) = try ToolRunner.process(qemu, ["-cpu", "Nehalem", binary, "bench", "models", "--runs", "1", "--rounds", "1",
+                                                         "--threads", "1", "--json", "--models", try ToolRunner.models()])
+        XCTAssertEqual(code, 0, text)
+        let rows = try JSONSerialization.jsonObject(with: Data(text[text.firstIndex(of: "[")!...].utf8)) as! [[String: Any]]
+        XCTAssertEqual(rows.count, 4, text)
+        XCTAssertEqual(Set(rows.map { $0["isa"] as! String }), ["baseline"], text)
+        let (probeCode, probe) = try ToolRunner.process(qemu, ["-cpu", "Nehalem", binary, "probe"] + Self.inputs)
+        XCTAssertEqual(probeCode, 0, probe)
+        XCTAssertTrue(probe.contains("grab_0.mp4") && probe.contains("30"), probe)
+        #endif
+    }
+}

@@ -7,6 +7,7 @@ enum DepthwiseKernel {
     /// Output rows `rows`.
     static func run(_ conv: DepthwiseConv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         let input = conv.input, output = conv.output, window = conv.window, activation = conv.activation
+        let bounds = activation.bounds, lo = Float8(repeating: bounds.lo), hi = Float8(repeating: bounds.hi)
         let c = input.c, vecC = c & ~7
         let w = UnsafePointer(conv.weights.pointer), b = UnsafePointer(conv.bias.pointer)
         let (kh, kw, sh, sw, dh, dw) = (window.kh, window.kw, window.sh, window.sw, window.dh, window.dw)
@@ -23,7 +24,7 @@ enum DepthwiseKernel {
             let outRow = y + rowOffset
             let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, vecC: vecC, inW: inW, sw: sw, dh: dh,
                                 tapStep: tapStep, padLeft: window.padLeft, iy0: iy0, kyLo: kyLo, kyHi: kyHi,
-                                activation: activation)
+                                lo: lo, hi: hi, bounds: bounds)
             // Left and right borders: one pixel at a time with clipped taps.
             for ox in 0..<outW where ox < oxFirst || ox >= oxEnd {
                 let ix0 = ox &* sw &- window.padLeft
@@ -66,7 +67,9 @@ private struct RowKernel {
     let outRow: UnsafeMutablePointer<Float>
     let c: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
     let iy0: Int, kyLo: Int, kyHi: Int
-    let activation: Activation
+    /// The activation as a clamp.
+    let lo: Float8, hi: Float8
+    let bounds: (lo: Float, hi: Float)
 
     @inline(__always)
     func interior(kw: Int, from oxFirst: Int, to oxEnd: Int) {
@@ -93,10 +96,10 @@ private struct RowKernel {
                         q += c
                     }
                 }
-                store16(activation.apply(a0), o + ch)
-                store16(activation.apply(a1), o + (c &+ ch))
-                store16(activation.apply(a2), o + (2 &* c &+ ch))
-                store16(activation.apply(a3), o + (3 &* c &+ ch))
+                store16(clamp16(a0, bounds.lo, bounds.hi), o + ch)
+                store16(clamp16(a1, bounds.lo, bounds.hi), o + (c &+ ch))
+                store16(clamp16(a2, bounds.lo, bounds.hi), o + (2 &* c &+ ch))
+                store16(clamp16(a3, bounds.lo, bounds.hi), o + (3 &* c &+ ch))
                 ch &+= 16
             }
             #endif
@@ -116,10 +119,10 @@ private struct RowKernel {
                         q += c
                     }
                 }
-                store8(activation.apply(a0), o + ch)
-                store8(activation.apply(a1), o + (c &+ ch))
-                store8(activation.apply(a2), o + (2 &* c &+ ch))
-                store8(activation.apply(a3), o + (3 &* c &+ ch))
+                store8(clamp8(a0, lo, hi), o + ch)
+                store8(clamp8(a1, lo, hi), o + (c &+ ch))
+                store8(clamp8(a2, lo, hi), o + (2 &* c &+ ch))
+                store8(clamp8(a3, lo, hi), o + (3 &* c &+ ch))
                 ch &+= 8
             }
             ox &+= 4
@@ -149,10 +152,10 @@ private struct RowKernel {
                     a3 = fma16(a3, load16(p + 48), load16(q + 48))
                 }
             }
-            store16(activation.apply(a0), o + ch)
-            store16(activation.apply(a1), o + (ch &+ 16))
-            store16(activation.apply(a2), o + (ch &+ 32))
-            store16(activation.apply(a3), o + (ch &+ 48))
+            store16(clamp16(a0, bounds.lo, bounds.hi), o + ch)
+            store16(clamp16(a1, bounds.lo, bounds.hi), o + (ch &+ 16))
+            store16(clamp16(a2, bounds.lo, bounds.hi), o + (ch &+ 32))
+            store16(clamp16(a3, bounds.lo, bounds.hi), o + (ch &+ 48))
             ch &+= 64
         }
         #endif
@@ -168,10 +171,10 @@ private struct RowKernel {
                     a3 = fma8(a3, load8(p + 24), load8(q + 24))
                 }
             }
-            store8(activation.apply(a0), o + ch)
-            store8(activation.apply(a1), o + (ch &+ 8))
-            store8(activation.apply(a2), o + (ch &+ 16))
-            store8(activation.apply(a3), o + (ch &+ 24))
+            store8(clamp8(a0, lo, hi), o + ch)
+            store8(clamp8(a1, lo, hi), o + (ch &+ 8))
+            store8(clamp8(a2, lo, hi), o + (ch &+ 16))
+            store8(clamp8(a3, lo, hi), o + (ch &+ 24))
             ch &+= 32
         }
         while ch < vecC {
@@ -182,7 +185,7 @@ private struct RowKernel {
                     acc = fma8(acc, load8(x + (inRow &+ kx &* tapStep)), load8(w + (wRow &+ kx &* c)))
                 }
             }
-            store8(activation.apply(acc), o + ch)
+            store8(clamp8(acc, lo, hi), o + ch)
             ch &+= 8
         }
     }

@@ -11,39 +11,49 @@ extension Epilogue {
         if let alpha, v < 0 { v *= alpha[column] }
         return v
     }
+}
+
+/// The epilogue made ready for straight-line vector code, once per product: activations as clamps, so
+/// that storing a tile is a few vector operations and no call (the branching form was too large for the
+/// optimiser to inline: some thirty calls a tile, 10% of a model's time). File-private, as everything that
+/// takes it: an internal struct's value-copying helper would be a weak symbol shared by name with other
+/// modules (see KernelVariantBuildTests); `DirectConv` lives in this file for that reason.
+fileprivate struct VectorEpilogue {
+    let epilogue: Epilogue
+    let lo: Float8, hi: Float8, residualLo: Float8, residualHi: Float8
+    let bounds: (lo: Float, hi: Float), residualBounds: (lo: Float, hi: Float)
+
+    @inline(__always)
+    init(_ e: Epilogue) {
+        epilogue = e
+        bounds = e.activation.bounds
+        residualBounds = e.residualActivation.bounds
+        lo = Float8(repeating: bounds.lo); hi = Float8(repeating: bounds.hi)
+        residualLo = Float8(repeating: residualBounds.lo); residualHi = Float8(repeating: residualBounds.hi)
+    }
 
     @inline(__always)
     func apply(_ v: Float8, row: Int, column: Int, ldc: Int) -> Float8 {
-        var v = activation.apply(v)
-        if let residual {
-            v += load8(residual + row * ldc + column)
-            v = residualActivation.apply(v)
+        var v = clamp8(v, lo, hi)
+        if let residual = epilogue.residual {
+            v = clamp8(v + load8(residual + (row &* ldc &+ column)), residualLo, residualHi)
         }
-        if let alpha {
-            let a = load8(alpha + column)
-            v = v.replacing(with: v * a, where: v .< 0)
-        }
+        if let alpha = epilogue.alpha { v = v.replacing(with: v * load8(alpha + column), where: v .< 0) }
         return v
     }
-}
 
-#if HANDPOSE_AVX512
-extension Epilogue {
+    #if HANDPOSE_AVX512
     @inline(__always)
     func apply(_ v: SIMD16<Float>, row: Int, column: Int, ldc: Int) -> SIMD16<Float> {
-        var v = activation.apply(v)
-        if let residual {
-            v += load16(residual + row * ldc + column)
-            v = residualActivation.apply(v)
+        var v = clamp16(v, bounds.lo, bounds.hi)
+        if let residual = epilogue.residual {
+            v = clamp16(v + load16(residual + (row &* ldc &+ column)), residualBounds.lo, residualBounds.hi)
         }
-        if let alpha {
-            let a = load16(alpha + column)
-            v = v.replacing(with: v * a, where: v .< 0)
-        }
+        if let alpha = epilogue.alpha { v = v.replacing(with: v * load16(alpha + column), where: v .< 0) }
         return v
     }
+    #endif
 }
-#endif
 
 enum Gemm {
     /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`.
@@ -51,6 +61,7 @@ enum Gemm {
     static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
                            c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
         let chunk = 96
+        let epilogue = VectorEpilogue(epilogue)
         var r0 = rows.lowerBound
         while r0 < rows.upperBound {
             let r1 = min(r0 + chunk, rows.upperBound)
@@ -75,8 +86,8 @@ enum Gemm {
     /// Six rows by sixteen columns: 12 accumulators in registers, one broadcast and two weight loads a step.
     /// Rows past `rowCount` repeat the last valid row and are not stored.
     @inline(__always)
-    static func microKernel6x16(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
-                                panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+    fileprivate static func microKernel6x16(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
+                                panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         let k = w.k
         let last = rowCount - 1
         let a0 = a + row * lda
@@ -113,8 +124,8 @@ enum Gemm {
     /// Twelve rows by sixteen columns in one 16-wide register each (AVX-512): 12 accumulators,
     /// one weight load and twelve broadcasts a step.
     @inline(__always)
-    static func microKernel12x16(a: UnsafePointer<Float>, lda: Int, row: Int, w: PackedWeights,
-                                 panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+    fileprivate static func microKernel12x16(a: UnsafePointer<Float>, lda: Int, row: Int, w: PackedWeights,
+                                 panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         let k = w.k
         let a0 = a + row * lda
         let col = panel * 16
@@ -176,29 +187,155 @@ enum Gemm {
     #endif
 
     @inline(__always)
-    static func store(_ v: (Float8, Float8), row: Int, col: Int, width: Int,
-                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+    fileprivate static func store(_ v: (Float8, Float8), row: Int, col: Int, width: Int,
+                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         store(v.0, v.1, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
     }
 
+    /// Sixteen values of row `row` from column `col`, `width` of them kept.
     @inline(__always)
-    static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
-                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
-        let out = c + row * ldc + col
+    fileprivate static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
+                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         if width == 16 {
-            store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
-            store8(epilogue.apply(v1, row: row, column: col + 8, ldc: ldc), out + 8)
-            return
+            // Straight-line: the optimiser leaves `apply` a call here.
+            var x = clamp8(v0, epilogue.lo, epilogue.hi), y = clamp8(v1, epilogue.lo, epilogue.hi)
+            if let residual = epilogue.epilogue.residual {
+                let r = residual + (row &* ldc &+ col)
+                x = clamp8(x + load8(r), epilogue.residualLo, epilogue.residualHi)
+                y = clamp8(y + load8(r + 8), epilogue.residualLo, epilogue.residualHi)
+            }
+            if let alpha = epilogue.epilogue.alpha {
+                x = x.replacing(with: x * load8(alpha + col), where: x .< 0)
+                y = y.replacing(with: y * load8(alpha + (col &+ 8)), where: y .< 0)
+            }
+            let out = c + (row &* ldc &+ col)
+            store8(x, out)
+            store8(y, out + 8)
+        } else {
+            storePartial(v0, v1, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         }
-        // A partial panel: a full first half as a vector, the rest one value at a time, only `width` columns touched.
+    }
+
+    /// A partial panel (the last of a layer whose width is not a multiple of 16): a full first half as a
+    /// vector, the rest one value at a time, only `width` columns touched. Out of line: it is rare.
+    @inline(never)
+    fileprivate static func storePartial(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
+                             c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        let out = c + row * ldc + col
         var j = 0
         if width >= 8 {
             store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
             j = 8
         }
         while j < width {
-            out[j] = epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
+            out[j] = epilogue.epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
             j += 1
         }
     }
 }
+
+#if HANDPOSE_AVX512
+/// Convolution of an input with few channels into 17 to 32 (the models' first layers, on RGB),
+/// read in place: for each group of four output pixels of one row, every tap (ky, kx, ci)
+/// broadcasts one input value per pixel against the two 16-wide weight vectors of the two panels,
+/// eight accumulators in all. The weights are `Conv2D`'s packed panels, whose k order (ky, kx, ci)
+/// is the patch order. Taps outside the input are skipped (zero padding).
+/// AVX-512 only: with 8-wide vectors the same tile needs sixteen accumulators, more than AVX2's
+/// registers, and measured no faster than im2col and GEMM.
+/// Static functions, not a struct holding its arguments: a struct's value-copying helper would be a weak
+/// symbol shared by name with other modules (see KernelVariantBuildTests).
+enum DirectConv {
+    static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>) {
+        let epilogue = VectorEpilogue(plain)
+        let w = conv.window, inW = conv.input.w, inH = conv.input.h, outW = conv.output.w
+        // Output columns whose taps all lie inside the input horizontally.
+        let oxFirst = min(outW, (w.padLeft + w.sw - 1) / w.sw)
+        let oxEnd = max(oxFirst, min(outW, (inW - (w.kw - 1) * w.dw + w.padLeft - 1) / w.sw + 1))
+        var p = pixels.lowerBound
+        while p < pixels.upperBound {
+            let oy = p / outW, ox = p % outW
+            let iy0 = oy * w.sh - w.padTop
+            let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh)
+            let kyHi = max(kyLo, min(w.kh, (inH - iy0 + w.dh - 1) / w.dh))
+            let rowEnd = min(pixels.upperBound, p - ox + outW)
+            if ox >= oxFirst && ox + 4 <= min(oxEnd, ox + rowEnd - p) {
+                // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
+                let (kw, cin) = (w.kw, conv.input.c)
+                if kw == 3 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
+                else if kw == 5 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
+                else { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                p += 4
+            } else {
+                let ix0 = ox * w.sw - w.padLeft
+                let kxLo = max(0, (-ix0 + w.dw - 1) / w.dw), kxHi = max(kxLo, min(w.kw, (inW - ix0 + w.dw - 1) / w.dw))
+                for panel in 0..<conv.weights.panels {
+                    single(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kx: kxLo..<kxHi, panel: panel)
+                }
+                p += 1
+            }
+        }
+    }
+
+    /// Four pixels by both panels of a 17-32 channel output: each broadcast feeds two FMAs.
+    @inline(__always)
+    fileprivate static func group(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let w = conv.window, inW = conv.input.w, k = conv.weights.k
+        let wp0 = UnsafePointer(conv.weights.data.pointer), wp1 = wp0 + k * 16
+        let bias = UnsafePointer(conv.weights.bias.pointer)
+        let step = w.sw * cin, ix0 = ox * w.sw - w.padLeft
+        let b0 = load16(bias), b1 = load16(bias + 16)
+        var a0 = b0, a1 = b0, a2 = b0, a3 = b0, c0 = b1, c1 = b1, c2 = b1, c3 = b1
+        for ky in kys {
+            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
+            var kk = ky * kw * cin
+            for kx in 0..<kw {
+                let tap = row + kx * w.dw * cin
+                for ci in 0..<cin {
+                    let u = load16(wp0 + kk * 16), v = load16(wp1 + kk * 16)
+                    let x0 = SIMD16(repeating: tap[ci]), x1 = SIMD16(repeating: tap[step + ci])
+                    let x2 = SIMD16(repeating: tap[2 * step + ci]), x3 = SIMD16(repeating: tap[3 * step + ci])
+                    a0 = fma16(a0, x0, u); c0 = fma16(c0, x0, v)
+                    a1 = fma16(a1, x1, u); c1 = fma16(c1, x1, v)
+                    a2 = fma16(a2, x2, u); c2 = fma16(c2, x2, v)
+                    a3 = fma16(a3, x3, u); c3 = fma16(c3, x3, v)
+                    kk += 1
+                }
+            }
+        }
+        let width = conv.weights.n - 16, ldc = conv.output.c
+        Gemm.store(halves(a0), row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a1), row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a2), row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(a3), row: p + 3, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c0), row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c1), row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c2), row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(halves(c3), row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+    }
+
+    /// One pixel, taps clipped to `kx` horizontally.
+    @inline(__always)
+    fileprivate static func single(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kx kxs: Range<Int>, panel: Int) {
+        let w = conv.window, cin = conv.input.c, inW = conv.input.w, k = conv.weights.k
+        let wp = UnsafePointer(conv.weights.data.pointer + panel * k * 16)
+        let bias = UnsafePointer(conv.weights.bias.pointer + panel * 16)
+        let ix0 = ox * w.sw - w.padLeft
+        var lo = load8(bias), hi = load8(bias + 8)
+        for ky in kys {
+            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
+            for kx in kxs {
+                let tap = row + kx * w.dw * cin
+                let kk = (ky * w.kw + kx) * cin
+                for ci in 0..<cin {
+                    let q = wp + (kk + ci) * 16
+                    let v = Float8(repeating: tap[ci])
+                    lo = fma8(lo, v, load8(q))
+                    hi = fma8(hi, v, load8(q + 8))
+                }
+            }
+        }
+        let col = panel * 16
+        Gemm.store(lo, hi, row: p, col: col, width: min(16, conv.weights.n - col), c: y, ldc: conv.output.c, epilogue: epilogue)
+    }
+}
+#endif

@@ -44,6 +44,12 @@ func store16(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
     }
 }
 
+@inline(__always)
+func clamp16(_ v: SIMD16<Float>, _ lo: Float, _ hi: Float) -> SIMD16<Float> {
+    let l = SIMD16<Float>(repeating: lo), h = SIMD16<Float>(repeating: hi)
+    return v.replacing(with: l, where: v .< l).replacing(with: h, where: v .> h)
+}
+
 extension Activation {
     @inline(__always)
     func apply(_ v: SIMD16<Float>) -> SIMD16<Float> {
@@ -77,7 +83,23 @@ func store8(_ v: Float8, _ p: UnsafeMutablePointer<Float>) {
 @inline(__always)
 func max8(_ a: Float8, _ b: Float8) -> Float8 { a.replacing(with: b, where: b .> a) }
 
+/// `v` limited to `lo...hi` lane by lane (NaN stays NaN, as the branching form left it).
+@inline(__always)
+func clamp8(_ v: Float8, _ lo: Float8, _ hi: Float8) -> Float8 {
+    v.replacing(with: lo, where: v .< lo).replacing(with: hi, where: v .> hi)
+}
+
 extension Activation {
+    /// The activation as a clamp: every fused activation the plan accepts is one (tanh is refused).
+    var bounds: (lo: Float, hi: Float) {
+        switch self {
+        case .none, .tanh: return (-.infinity, .infinity)
+        case .relu: return (0, .infinity)
+        case .relu6: return (0, 6)
+        case .reluN1To1: return (-1, 1)
+        }
+    }
+
     @inline(__always)
     func apply(_ v: Float8) -> Float8 {
         if self == .none { return v }

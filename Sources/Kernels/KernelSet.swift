@@ -9,7 +9,9 @@ import CCPUInfo
 ///   fused multiply-add.
 /// - `avx512`: built for Skylake-AVX512: AVX-512 F, BW, CD, DQ, VL on top of those (x86-64-v4), 16-wide
 ///   kernels where they pay.
-/// The run-time check asks for every extension of the level a compiler emits code for.
+/// Built for named CPUs because the compiler's C importer does not take `x86-64-v3`/`v4`; those CPUs also
+/// have extensions (AES, PCLMUL, RDRAND, ADX, ...) that the check does not ask for, and that the compiler
+/// never emits for plain Swift arithmetic. The check asks for every extension of the two levels.
 public enum ISA: String, CaseIterable, Comparable, Sendable {
     case baseline, avx2, avx512
 

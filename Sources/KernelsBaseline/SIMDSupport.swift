@@ -3,8 +3,8 @@ import Kernels
 /// 8-wide float vectors: one AVX2 register.
 typealias Float8 = SIMD8<Float>
 
-/// `acc + a * b`, fused where the build targets FMA (`-DHANDPOSE_FMA`, set by the Makefile with
-/// `-target-cpu haswell`). Without FMA in the target, `addingProduct` must be exact and becomes a
+/// `acc + a * b`, fused where the build targets FMA (`HANDPOSE_FMA`, defined by Package.swift for the
+/// AVX2 and AVX-512 variants and on arm64). Without FMA in the target, `addingProduct` must be exact and becomes a
 /// library call per lane, about 100x slower, so the fallback path multiplies and adds separately.
 @inline(__always)
 func fma8(_ acc: Float8, _ a: Float8, _ b: Float8) -> Float8 {
@@ -48,17 +48,6 @@ func store16(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
 func clamp16(_ v: SIMD16<Float>, _ lo: Float, _ hi: Float) -> SIMD16<Float> {
     let l = SIMD16<Float>(repeating: lo), h = SIMD16<Float>(repeating: hi)
     return v.replacing(with: l, where: v .< l).replacing(with: h, where: v .> h)
-}
-
-extension Activation {
-    @inline(__always)
-    func apply(_ v: SIMD16<Float>) -> SIMD16<Float> {
-        if self == .none { return v }
-        if self == .relu { return v.replacing(with: 0, where: v .< 0) }
-        if self == .relu6 { return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6) }
-        if self == .reluN1To1 { return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1) }
-        return v
-    }
 }
 #endif
 

@@ -3,6 +3,7 @@ import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
+import Inference
 import KeypointFormats
 import VideoIO
 
@@ -48,6 +49,8 @@ struct Extract: ParsableCommand {
 
     func validate() throws {
         do { _ = try OutputFormat.parse(format) } catch { throw ValidationError("\(error)") }
+        // A bad HANDPOSE_MAX_ISA stops the run here, not in every worker, file by file.
+        do { _ = try KernelSelection.best() } catch { throw ValidationError("\(error)") }
     }
 
     func run() throws {

@@ -39,11 +39,7 @@ public enum ExtractionWorker {
         signal(SIGTERM, SIG_DFL)
         let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]
         let models = try HandModels(directory: directory, complexity: complexity)
-        func tool(_ tracker: HandTracker) -> KeypointFile.Tool {
-            var t = KeypointFile.Tool.handpose
-            t.kernels = tracker.kernels
-            return t
-        }
+        let tool = KeypointFile.Tool.handpose
         var trackers: [HandTrackerOptions: HandTracker] = [:]
         func emit(_ event: ExtractionEvent) {
             var data = try! JSONEncoder().encode(event)
@@ -60,8 +56,7 @@ public enum ExtractionWorker {
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: trackers[job.options]!, tool: tool(trackers[job.options]!),
-                                                             formats: job.formats,
+                                                             tracker: trackers[job.options]!, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root)) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))

@@ -108,6 +108,8 @@ public enum KeypointExtraction {
             throw VideoError.corrupt(path: url.path, frame: 0, time: nil, ffmpeg: "no frame could be decoded")
         }
         let info = reader.info
+        var tool = tool
+        tool.kernels = tracker.kernels
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)

@@ -91,11 +91,8 @@ extension Activation {
 
     @inline(__always)
     func apply(_ v: Float8) -> Float8 {
-        if self == .none { return v }
-        if self == .relu { return v.replacing(with: 0, where: v .< 0) }
-        if self == .relu6 { return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6) }
-        if self == .reluN1To1 { return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1) }
-        return v  // tanh is refused when the plan is built
+        let b = bounds
+        return clamp8(v, Float8(repeating: b.lo), Float8(repeating: b.hi))
     }
 
     @inline(__always)

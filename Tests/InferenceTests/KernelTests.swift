@@ -96,7 +96,8 @@ final class KernelTests: XCTestCase {
 
     func testGemmEpilogueAddsResidualThenPReLU() {
         var rng = SeededRandom(12)
-        for (m, k, n) in [(13, 7, 5), (6, 16, 16), (25, 33, 40), (1, 3, 17)] {
+        let activations: [(Activation, Activation)] = [(.relu6, .none), (.none, .relu), (.reluN1To1, .reluN1To1), (.relu, .relu6)]
+        for ((m, k, n), (activation, residualActivation)) in zip([(13, 7, 5), (6, 16, 16), (25, 33, 40), (1, 3, 17)], activations) {
             let a = rng.floats(m * k), w = rng.floats(k * n), b = rng.floats(n), r = rng.floats(m * n)
             let alpha = rng.floats(n, in: 0...0.5)
             let packed = PackedWeights(k: k, n: n, bias: b) { kk, j in w[kk * n + j] }
@@ -107,9 +108,9 @@ final class KernelTests: XCTestCase {
                 var c = [Float](repeating: .nan, count: m * n)
                 r.withUnsafeBufferPointer { rp in
                     a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
-                        var e = Epilogue(activation: .relu6)
+                        var e = Epilogue(activation: activation)
                         e.residual = rp.baseAddress!
-                        e.residualActivation = .none
+                        e.residualActivation = residualActivation
                         e.alpha = UnsafePointer(slopes.pointer)
                         kernels.gemm(a: ap.baseAddress!, lda: k, rows: 0..<m, weights: packed, c: cp.baseAddress!, ldc: n, epilogue: e)
                     } }
@@ -120,10 +121,10 @@ final class KernelTests: XCTestCase {
             for i in 0..<m { for j in 0..<n {
                 var v = b[j]
                 for kk in 0..<k { v += a[i * k + kk] * w[kk * n + j] }
-                v = act(v, .relu6) + r[i * n + j]
+                v = act(act(v, activation) + r[i * n + j], residualActivation)
                 expected[i * n + j] = v < 0 ? v * alpha[j] : v
             } }
-            for (isa, c) in results { assertClose(c, expected, "\(isa) gemm \(m)x\(k)x\(n)") }
+            for (isa, c) in results { assertClose(c, expected, "\(isa) gemm \(m)x\(k)x\(n) \(activation) \(residualActivation)") }
         }
     }
 
@@ -261,6 +262,28 @@ final class KernelTests: XCTestCase {
                 kernels.prelu(ap.baseAddress!, alpha: al.baseAddress!, channels: channels, yp.baseAddress!, pixels: 0..<(n / channels))
             } } }
             assertClose(y, a.enumerated().map { $1 < 0 ? $1 * alpha[$0 % channels] : $1 }, "\(kernels.isa) prelu")
+        }
+    }
+
+    /// Activations are clamps in every kernel: -0 stays -0, NaN stays NaN, infinities are clamped, as the
+    /// branching form TFLite's reference kernels follow left them.
+    func testActivationsAtTheEdges() {
+        let x: [Float] = [-0.0, .infinity, -.infinity, .nan, 7, -2, 0.5, -0.5]
+        let zero = [Float](repeating: -0.0, count: x.count)  // x + (-0) is x, -0 included
+        let expected: [Activation: [Float]] = [
+            .none: x, .relu: [-0.0, .infinity, 0, .nan, 7, 0, 0.5, 0], .relu6: [-0.0, 6, 0, .nan, 6, 0, 0.5, 0],
+            .reluN1To1: [-0.0, 1, -1, .nan, 1, -1, 0.5, -0.5],
+        ]
+        for kernels in Self.variants {
+            for (activation, want) in expected {
+                var y = [Float](repeating: 1, count: x.count)
+                x.withUnsafeBufferPointer { xp in zero.withUnsafeBufferPointer { zp in y.withUnsafeMutableBufferPointer { yp in
+                    kernels.add(xp.baseAddress!, zp.baseAddress!, yp.baseAddress!, range: 0..<x.count, activation: activation)
+                } } }
+                for (got, w) in zip(y, want) {
+                    XCTAssertTrue(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN), "\(kernels.isa) \(activation): \(y) != \(want)")
+                }
+            }
         }
     }
 }

@@ -30,6 +30,9 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
         /// Each later region (tracked ones come after new palms) removes earlier ones it overlaps
         /// with IoU > 0.5; a hand found twice is reported twice.
         case legacy
+
+        /// The angle palm regions are turned towards.
+        var palmRotationTarget: RegionOfInterest.PalmRotationTarget { self == .tasks ? .tasks : .legacy }
     }
 
     public init() {}
@@ -73,7 +76,7 @@ public final class HandTracker {
         var palmRegions: [RegionOfInterest] = []
         if previous.count < options.maxHands {
             palmRegions = try palms.detect(frame).prefix(options.maxHands)
-                .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H, target: options.rules == .tasks ? .tasks : .legacy) }
+                .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H, target: options.rules.palmRotationTarget) }
         }
         // Each region keeps the track of the tracked hand it came from; a palm's region has none yet.
         let candidates: [(region: RegionOfInterest, track: Int?)]

@@ -16,8 +16,8 @@ public final class VideoReader {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var scaler: OpaquePointer?
-    private var scalerSource: (width: Int32, height: Int32, format: Int32) = (0, 0, -1)
-    private var scalerColour: (space: Int32, range: Int32) = (-1, -1)
+    /// What the scaler was made for: source size, pixel format, colour space and range.
+    private var scalerKey: (width: Int32, height: Int32, format: Int32, space: Int32, range: Int32) = (0, 0, -1, -1, -1)
     /// swscale's destination, kept while the frame size stays.
     private var destination: FFmpegImageBuffer?
 
@@ -269,13 +269,12 @@ public final class VideoReader {
         guard w > 0, h > 0 else {
             throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: "decoded a \(w)x\(h) frame")
         }
-        let colour = (Int32(f.pointee.colorspace.rawValue), Int32(f.pointee.color_range.rawValue))
-        if scaler == nil || scalerSource != (w, h, fmt) || scalerColour != colour {
+        let key = (w, h, fmt, Int32(f.pointee.colorspace.rawValue), Int32(f.pointee.color_range.rawValue))
+        if scaler == nil || scalerKey != key {
             sws_freeContext(scaler)
             // Bicubic, as OpenCV's FFmpeg back end converts (matters only for chroma upsampling).
             scaler = sws_getContext(w, h, AVPixelFormat(fmt), w, h, AV_PIX_FMT_RGB24, Int32(SWS_BICUBIC), nil, nil, nil)
-            scalerSource = (w, h, fmt)
-            scalerColour = colour
+            scalerKey = key
             guard let scaler else {
                 throw VideoError.invalidFrame(path: path, reason: "cannot convert pixel format \(fmt) to RGB")
             }

@@ -42,11 +42,13 @@ run: build
 	$(BIN) report out/actions --keypoints out/keypoints | tee out/report.txt
 	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt, out/report.txt and out/actions/report.png"
 
-# Benchmarks, not tests: our engine and extraction beside TFLite's XNNPACK and MediaPipe's Python
-# package, timed in the same run. bench-setup adds mediapipe and OpenCV to .venv.
+# Benchmarks, not tests, each beside the reference a user runs today, in the same run: our engine
+# against XNNPACK (ai-edge-litert 2.3.0, in .venv) per model; extraction against MediaPipe 1.2.2's
+# HandLandmarker (.venv-tasks) in a process pool with a worker per core and in one process, with
+# frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage.
 bench: build bench-setup parity
 	$(BIN) bench models --runs 30 --reference $(PY)
-	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(PY) && \
+	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --profile && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
 

@@ -12,6 +12,35 @@ public enum KeypointExtraction {
         public var frames: Int
         public var hands: Int
         public var incomplete: KeypointFile.Incomplete?
+        public var profile: Profile
+    }
+
+    /// Where an extraction's time went (`bench extract --profile`). Decoding runs on its own thread,
+    /// beside the rest, so the parts may add up to more than `wall`.
+    public struct Profile: Sendable {
+        public var frames = 0
+        public var decoding = VideoReader.Timings()
+        public var tracker = HandTracker.Timings()
+        /// Frames handed to the outputs (keypoint file and other formats).
+        public var writing: Duration = .zero
+        public var wall: Duration = .zero
+
+        public init() {}
+
+        /// Adds another extraction's times (the profile of several clips).
+        public mutating func add(_ other: Profile) {
+            frames += other.frames
+            wall += other.wall
+            writing += other.writing
+            decoding.decode += other.decoding.decode
+            decoding.convert += other.decoding.convert
+            let t = other.tracker
+            tracker.letterbox += t.letterbox; tracker.palmModel += t.palmModel; tracker.palmDecode += t.palmDecode
+            tracker.crop += t.crop; tracker.landmarkModel += t.landmarkModel; tracker.landmarkDecode += t.landmarkDecode
+            tracker.tracking += t.tracking
+            tracker.palmRuns += t.palmRuns
+            tracker.landmarkRuns += t.landmarkRuns
+        }
     }
 
     /// Extracts into a keypoint file at `output`, frame by frame: memory stays flat however long the
@@ -37,14 +66,17 @@ public enum KeypointExtraction {
                         into outputs: KeypointOutputs, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
-            var header = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
+            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
                 hands += frame.hands.count
                 frames += 1
                 try outputs.append(frame)
             }
             header.video.frames = frames
+            let start = ContinuousClock.now
             try outputs.finish(header)
-            return Outcome(frames: frames, hands: hands, incomplete: header.incomplete)
+            profile.writing += ContinuousClock.now - start
+            profile.wall += ContinuousClock.now - start
+            return Outcome(frames: frames, hands: hands, incomplete: header.incomplete, profile: profile)
         } catch {
             outputs.abandon()
             throw error
@@ -55,19 +87,23 @@ public enum KeypointExtraction {
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         var frames: [KeypointFile.Frame] = []
-        var file = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frames.append($0) }
+        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frames.append($0) }
         file.frames = frames
         file.video.frames = frames.count
         return file
     }
 
     /// Decodes on a second thread a few frames ahead of inference; hands each frame's keypoints to
-    /// `sink`; returns the file's header (everything but its frames).
+    /// `sink`; returns the file's header (everything but its frames) and where the time went.
     static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
-                    progress: (Int) -> Void, sink: (KeypointFile.Frame) throws -> Void) throws -> KeypointFile {
-        let reader = try VideoReader(url: url)
+                    progress: (Int) -> Void, sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
+        let start = ContinuousClock.now
+        var profile = Profile()
+        // With one engine thread a job has one core (there is a job per core): FFmpeg's frame threads
+        // would only add a decoding context each (about 50 MB for 1080p H.264) and compete with the other jobs.
+        let reader = try VideoReader(url: url, threads: tracker.threads > 1 ? 0 : 1)
         tracker.reset()
-        let queue = FrameQueue(capacity: 8)
+        let queue = FrameQueue(capacity: 2)
         let decoder = Thread {
             do {
                 while let f = try reader.nextFrame() { queue.push(.frame(f)) }
@@ -88,7 +124,9 @@ public enum KeypointExtraction {
                 if failure != nil { continue }
                 do {
                     let hands = try tracker.process(f, time: f.time)
+                    let writing = ContinuousClock.now
                     try sink(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: hands.map(KeypointFile.Hand.init)))
+                    profile.writing += ContinuousClock.now - writing
                     count += 1
                     last = f.index
                     progress(count)
@@ -115,7 +153,12 @@ public enum KeypointExtraction {
                                 settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)
         file.video.decoder = info.decoder
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
-        return file
+        // The decoding thread has ended (it pushed .end or .failed last).
+        profile.frames = count
+        profile.decoding = reader.timings
+        profile.tracker = tracker.timings
+        profile.wall = ContinuousClock.now - start
+        return (file, profile)
     }
 }
 

@@ -7,6 +7,8 @@ public final class HandLandmarker {
     public static let inputSize = 224
     let plan: ExecutionPlan
     private var tensor: [Float]
+    /// Time spent so far (its landmark fields).
+    var timings = HandTracker.Timings()
 
     public init(model: TFLiteModel, threads: Int) throws {
         plan = try ExecutionPlan(model: model, threads: threads)
@@ -16,9 +18,19 @@ public final class HandLandmarker {
     /// Landmarks of the hand in `region`. The handedness returned is the model's raw output, the
     /// probability of a right hand in the crop as given.
     public func estimate(_ frame: VideoFrame, region: RegionOfInterest) throws -> (presence: Float, rawHandedness: Float, landmarks: [Point3], world: [Point3]) {
-        try tensor.withUnsafeMutableBufferPointer { t in
+        let t0 = ContinuousClock.now
+        let t1 = try tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .replicate, into: t.baseAddress!)
+            let t1 = ContinuousClock.now
             try plan.run(UnsafeBufferPointer(t))
+            return t1
+        }
+        let t2 = ContinuousClock.now
+        defer {
+            timings.crop += t1 - t0
+            timings.landmarkModel += t2 - t1
+            timings.landmarkDecode += ContinuousClock.now - t2
+            timings.landmarkRuns += 1
         }
         // Outputs, as hand_landmark_cpu.pbtxt names them: landmarks (224-pixel units), hand flag,
         // handedness, world landmarks (metres).

@@ -44,6 +44,8 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
 public final class HandTracker {
     public let options: HandTrackerOptions
     public let models: HandModels
+    /// Engine threads per model run.
+    public let threads: Int
     let palms: PalmDetector
     let landmarker: HandLandmarker
     /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
@@ -53,16 +55,46 @@ public final class HandTracker {
     private var trackedIDs: [Int] = []
     private var nextTrack = 0
     private var smoothing = TrackSmoothing()
+    private var processTime: Duration = .zero
+
+    /// Where `process` spent its time, summed over the frames since the last `reset`.
+    public struct Timings: Sendable {
+        /// Palm detection: the frame letterboxed into the model's input, the model, its outputs decoded
+        /// (anchors, non-max suppression).
+        public var letterbox: Duration = .zero, palmModel: Duration = .zero, palmDecode: Duration = .zero
+        /// The landmark model, per hand: its crop, the model, its outputs projected back to the frame.
+        public var crop: Duration = .zero, landmarkModel: Duration = .zero, landmarkDecode: Duration = .zero
+        /// The rest: regions, association, duplicates, smoothing.
+        public var tracking: Duration = .zero
+        /// How many times each model ran.
+        public var palmRuns = 0, landmarkRuns = 0
+        public init() {}
+    }
+
+    /// Time spent so far, for `bench extract --profile`.
+    public var timings: Timings {
+        let p = palms.timings, l = landmarker.timings
+        var t = Timings()
+        (t.letterbox, t.palmModel, t.palmDecode) = (p.letterbox, p.palmModel, p.palmDecode)
+        (t.crop, t.landmarkModel, t.landmarkDecode) = (l.crop, l.landmarkModel, l.landmarkDecode)
+        (t.palmRuns, t.landmarkRuns) = (p.palmRuns, l.landmarkRuns)
+        t.tracking = processTime - (p.letterbox + p.palmModel + p.palmDecode + l.crop + l.landmarkModel + l.landmarkDecode)
+        return t
+    }
 
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
         self.options = options
         self.models = models
+        self.threads = threads
         palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence)
         landmarker = try HandLandmarker(model: models.landmark, threads: threads)
     }
 
-    /// Forgets tracked hands (call between clips).
+    /// Forgets tracked hands and times (call between clips).
     public func reset() {
+        palms.timings = Timings()
+        landmarker.timings = Timings()
+        processTime = .zero
         tracked = []
         trackedIDs = []
         nextTrack = 0
@@ -71,6 +103,8 @@ public final class HandTracker {
 
     /// Hands in `frame`; `time` (seconds) drives smoothing.
     public func process(_ frame: VideoFrame, time: Double) throws -> [HandObservation] {
+        let start = ContinuousClock.now
+        defer { processTime += ContinuousClock.now - start }
         let W = frame.width, H = frame.height
         let previous = options.mode == .video ? tracked : []
         var palmRegions: [RegionOfInterest] = []

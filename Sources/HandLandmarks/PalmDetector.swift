@@ -22,6 +22,8 @@ public final class PalmDetector {
     let anchors: [SIMD2<Float>]
     public var minScore: Float
     private var tensor: [Float]
+    /// Time spent so far (its palm fields).
+    var timings = HandTracker.Timings()
 
     public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5) throws {
         plan = try ExecutionPlan(model: model, threads: threads)
@@ -49,13 +51,22 @@ public final class PalmDetector {
 
     /// Palms in `frame`, strongest first.
     public func detect(_ frame: VideoFrame) throws -> [PalmDetection] {
+        let t0 = ContinuousClock.now
         let (region, pad) = RegionCrop.letterbox(width: frame.width, height: frame.height)
-        try tensor.withUnsafeMutableBufferPointer { t in
+        let t1 = try tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .zero, into: t.baseAddress!)
+            let t1 = ContinuousClock.now
             try plan.run(UnsafeBufferPointer(t))
+            return t1
         }
+        let t2 = ContinuousClock.now
         let raw = decode(boxes: plan.output(0), scores: plan.output(1))
-        return Self.weightedNonMaxSuppression(raw, iouThreshold: 0.3).map { Self.removeLetterbox($0, padding: pad) }
+        let palms = Self.weightedNonMaxSuppression(raw, iouThreshold: 0.3).map { Self.removeLetterbox($0, padding: pad) }
+        timings.letterbox += t1 - t0
+        timings.palmModel += t2 - t1
+        timings.palmDecode += ContinuousClock.now - t2
+        timings.palmRuns += 1
+        return palms
     }
 
     /// MediaPipe's TensorsToDetectionsCalculator for this model: 18 values per anchor

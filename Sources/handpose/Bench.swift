@@ -3,6 +3,7 @@ import Extraction
 import HandLandmarks
 import Foundation
 import Inference
+import Keypoints
 import VideoIO
 
 /// `handpose bench`: speed measurements (never tests: no limits, just figures and ratios).
@@ -158,69 +159,164 @@ struct BenchProfile: ParsableCommand {
 struct BenchExtract: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Time `handpose extract` over clips (full models, 2 hands, video mode) and, with --reference, MediaPipe's Python solution on the same clips.")
+        abstract: "Time `handpose extract` over clips beside MediaPipe 1.2.2 as its users run it, in one run.",
+        discussion: """
+        Both sides run the same clips with the same settings (full models, 2 hands, video mode, confidences 0.5; \
+        MediaPipe Tasks' HandLandmarker with a bundle of the same weights, frames read by OpenCV): handpose with \
+        --jobs N (default: every core) and with one job, MediaPipe in a process pool of N workers and in one \
+        process. Each run is a separate process tree, timed from outside: wall clock, CPU time (user + system of \
+        every process) and peak memory (the highest sampled sum of the processes' proportional set sizes, so \
+        pages shared between processes count once; and the largest single process's resident peak). The runs \
+        alternate for --rounds rounds; each row is its fastest round. --profile also splits handpose's time per \
+        frame into its stages (one job, one thread).
+        """)
 
     @Argument(help: "Clips or folders (default: ../shared/corpus/clips).")
     var inputs: [String] = ["../shared/corpus/clips"]
 
-    @Option(help: "A Python with mediapipe==0.10.14 and OpenCV (make bench-setup puts one in .venv).")
+    @Option(help: "A Python with mediapipe==1.2.2 and OpenCV (make bench-setup puts one in .venv-tasks).")
     var reference: String?
 
-    @OptionGroup var extraction: ExtractionFlags
+    @Option(help: "Worker processes on each side (default: the number of cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Rounds; each configuration's fastest counts, so a burst of load on a shared machine does not fall on one side only.")
+    var rounds = 2
+
+    @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
+    var models: String?
+
+    @Flag(help: "Also split handpose's time per frame into decode, colour conversion, letterbox, palm model, palm decoding, crops, landmark model, landmark decoding, tracking and writing.")
+    var profile = false
 
     @Flag(help: "Print JSON.")
     var json = false
+
+    func validate() throws {
+        guard jobs >= 1, rounds >= 1 else { throw ValidationError("--jobs and --rounds must be positive") }
+    }
 
     func run() throws {
         for input in inputs where !FileManager.default.fileExists(atPath: input) {
             throw ValidationError("\(input) is absent; pass clips to time")
         }
+        let folder: URL
+        do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw ValidationError("\(error)") }
+        let clips = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }.map(\.url.path)
+        guard !clips.isEmpty else { throw ValidationError("no clips in \(inputs.joined(separator: ", "))") }
+        let frames = try clips.reduce(0) { $0 + (try VideoReader(url: URL(fileURLWithPath: $1)).info.frameCount) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: out) }
-        let files = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }
-        let frames = try files.reduce(0) { $0 + (try VideoReader(url: $1.url).info.frameCount) }
-        let start = Date()
-        let failures = FailureCount()
-        _ = try extraction.pipeline(overwrite: true).run(files, into: out) { if case .failed = $0 { failures.add() } }
-        let ours = Date().timeIntervalSince(start)
-        guard failures.count == 0 else { throw ValidationError("\(failures.count) clips failed to extract; run `handpose extract` on them to see why") }
-        var row: [String: Any] = ["clips": files.count, "frames": frames, "handpose_seconds": ours, "handpose_fps": Double(frames) / ours]
+        let me = MeasuredRun.executablePath
+
+        struct Side { var name: String; var executable: String; var arguments: [String] }
+        var sides = [Side(name: jobs == 1 ? "handpose, 1 job" : "handpose, \(jobs) jobs", executable: me,
+                          arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)", "--models", folder.path])]
         if let reference {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: reference)
-            p.arguments = ["scripts/mediapipe_reference.py"] + files.map(\.url.path)
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            if p.terminationStatus == 0, let r = try JSONSerialization.jsonObject(with: data) as? [String: Double], let fps = r["fps"] {
-                row["mediapipe_fps"] = fps
-                row["mediapipe_frames"] = r["frames"]
-                row["speedup"] = (Double(frames) / ours) / fps
-            } else {
-                FileHandle.standardError.write(Data("MediaPipe reference did not run (status \(p.terminationStatus)); `make bench-setup` installs it.\n".utf8))
+            sides.append(Side(name: "MediaPipe 1.2.2, pool of \(jobs)", executable: reference,
+                              arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path, "--workers", "\(jobs)"] + clips))
+        }
+        if jobs > 1 {
+            sides.append(Side(name: "handpose, 1 job", executable: me,
+                              arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "1", "--models", folder.path]))
+            if let reference {
+                sides.append(Side(name: "MediaPipe 1.2.2, 1 process", executable: reference,
+                                  arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path, "--workers", "1"] + clips))
             }
         }
+        var best: [String: MeasuredRun] = [:]
+        for round in 1...rounds {
+            for side in sides {
+                let run = try MeasuredRun(executable: side.executable, arguments: side.arguments)
+                guard run.status == 0 else {
+                    throw ValidationError("\(side.name) failed (status \(run.status)): \(run.errorTail)"
+                                          + (side.executable == me ? "" : "; `make bench-setup` installs MediaPipe 1.2.2 in .venv-tasks"))
+                }
+                if side.executable != me, let r = try? JSONSerialization.jsonObject(with: run.output) as? [String: Int],
+                   let theirs = r["frames"], theirs != frames {
+                    throw ValidationError("\(side.name) read \(theirs) frames where handpose reads \(frames); the runs are not comparable")
+                }
+                if run.seconds < best[side.name]?.seconds ?? .infinity { best[side.name] = run }
+                if !json {
+                    FileHandle.standardError.write(Data(String(format: "  round %d: %@: %.1f s\n", round, side.name, run.seconds).utf8))
+                }
+            }
+        }
+        var rows: [[String: Any]] = []
+        for side in sides {
+            let r = best[side.name]!
+            rows.append(["run": side.name, "frames": frames, "seconds": r.seconds, "fps": Double(frames) / r.seconds,
+                         "cpu_ms_per_frame": 1000 * r.cpuSeconds / Double(frames),
+                         "peak_mib": Double(r.peakBytes) / 1048576, "largest_process_mib": Double(r.largestProcessBytes) / 1048576])
+        }
+        // Each handpose row against the MediaPipe row of the same shape.
+        for i in rows.indices where (rows[i]["run"] as! String).hasPrefix("handpose") {
+            if i + 1 < rows.count, (rows[i + 1]["run"] as! String).hasPrefix("MediaPipe") {
+                rows[i]["speedup"] = (rows[i]["fps"] as! Double) / (rows[i + 1]["fps"] as! Double)
+            }
+        }
+        var split: [String: Any] = [:]
+        if profile { split = try profileSplit(clips: clips, folder: folder, out: out) }
         if json {
-            print(String(decoding: try JSONSerialization.data(withJSONObject: row, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            let object: [String: Any] = profile ? ["runs": rows, "profile": split] : ["runs": rows]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
         }
-        var table = [["clips", "frames", "handpose frames/s", "MediaPipe frames/s", "speed-up"]]
-        table.append(["\(files.count)", "\(frames)", String(format: "%.1f", row["handpose_fps"] as! Double),
-                      (row["mediapipe_fps"] as? Double).map { String(format: "%.1f", $0) } ?? "-",
-                      (row["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? "-"])
+        var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
+        for r in rows {
+            table.append([r["run"] as! String, "\(frames)", String(format: "%.1f", r["fps"] as! Double),
+                          String(format: "%.1f", r["cpu_ms_per_frame"] as! Double), String(format: "%.0f", r["peak_mib"] as! Double),
+                          String(format: "%.0f", r["largest_process_mib"] as! Double),
+                          (r["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? ""])
+        }
         print(Table.render(table))
+        if reference == nil { print("MediaPipe not run: pass --reference .venv-tasks/bin/python (make bench-setup installs it)") }
+        if profile {
+            var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]
+            for s in split["stages"] as! [[String: Any]] {
+                t.append([s["stage"] as! String, String(format: "%.2f", s["ms_per_frame"] as! Double),
+                          String(format: "%.1f%%", s["percent"] as! Double)])
+            }
+            print(Table.render(t))
+            print(String(format: "palm model runs a frame: %.2f; landmark model runs a frame: %.2f",
+                         split["palm_runs_per_frame"] as! Double, split["landmark_runs_per_frame"] as! Double))
+        }
     }
-}
 
-/// Failed files counted from pipeline events.
-final class FailureCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    var count: Int { lock.lock(); defer { lock.unlock() }; return value }
-    func add() { lock.lock(); value += 1; lock.unlock() }
+    /// handpose's time per frame by stage, in this process: one job, one engine thread.
+    private func profileSplit(clips: [String], folder: URL, out: URL) throws -> [String: Any] {
+        let models = try HandModels(directory: folder, complexity: .full)
+        let tracker = try HandTracker(models: models, options: HandTrackerOptions(), threads: 1)
+        var total = KeypointExtraction.Profile()
+        func cpuSeconds() -> Double {
+            var u = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &u)
+            return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+        }
+        let cpuBefore = cpuSeconds()
+        for (i, clip) in clips.enumerated() {
+            let target = out.appendingPathComponent("profile-\(i).hands.json")
+            total.add(try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: clip, tracker: tracker, tool: .handpose,
+                                                     to: target).profile)
+        }
+        let t = total.tracker, d = total.decoding
+        let n = Double(total.frames)
+        let stages: [(String, Duration)] = [
+            ("decode (FFmpeg, own thread)", d.decode), ("colour conversion to RGB (own thread)", d.convert),
+            ("letterbox (palm input)", t.letterbox), ("palm model", t.palmModel),
+            ("palm decoding (anchors, NMS)", t.palmDecode), ("crops (landmark input)", t.crop),
+            ("landmark model", t.landmarkModel), ("landmark decoding", t.landmarkDecode),
+            ("tracking (regions, association)", t.tracking), ("writing keypoints", total.writing),
+        ]
+        func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        let sum = stages.reduce(0) { $0 + ms($1.1) }
+        var rows = stages.map { ["stage": $0.0, "ms_per_frame": ms($0.1) / n, "percent": 100 * ms($0.1) / sum] as [String: Any] }
+        rows.append(["stage": "sum of stages", "ms_per_frame": sum / n, "percent": 100.0])
+        rows.append(["stage": "wall clock", "ms_per_frame": ms(total.wall) / n, "percent": 100 * ms(total.wall) / sum])
+        let cpu = 1000 * (cpuSeconds() - cpuBefore)
+        rows.append(["stage": "CPU time, all threads", "ms_per_frame": cpu / n, "percent": 100 * cpu / sum])
+        return ["stages": rows, "palm_runs_per_frame": Double(t.palmRuns) / n, "landmark_runs_per_frame": Double(t.landmarkRuns) / n]
+    }
 }
 
 struct BenchDecode: ParsableCommand {

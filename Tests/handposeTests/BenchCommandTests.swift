@@ -1,0 +1,36 @@
+import Foundation
+import XCTest
+
+/// `bench extract` measures a real extraction from outside, the way it measures MediaPipe: the whole
+/// process tree (handpose's supervisor and its worker) for CPU time and memory, and splits the time by stage.
+final class BenchCommandTests: XCTestCase {
+    func testBenchExtractMeasuresTheWholeProcessTreeAndSplitsTheTime() throws {
+        let models = try ToolRunner.models()
+        let (code, text) = try ToolRunner.run(["bench", "extract", "Samples/actions/grab_0.mp4", "--jobs", "1", "--rounds", "1",
+                                               "--profile", "--json", "--models", models])
+        XCTAssertEqual(code, 0, text)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let runs = object["runs"] as? [[String: Any]], let run = runs.first,
+              let profile = object["profile"] as? [String: Any], let stages = profile["stages"] as? [[String: Any]] else {
+            return XCTFail("no runs and profile in the output: \(text.suffix(2000))")
+        }
+        XCTAssertEqual(runs.count, 1, "one handpose run, no MediaPipe without --reference")
+        XCTAssertEqual(run["run"] as? String, "handpose, 1 job")
+        XCTAssertEqual(run["frames"] as? Int, 30)
+        func ms(_ stage: String) -> Double { stages.first { $0["stage"] as? String == stage }?["ms_per_frame"] as? Double ?? -1 }
+        let models_ms = ms("palm model") + ms("landmark model")
+        XCTAssertGreaterThan(ms("palm model"), 0)
+        XCTAssertGreaterThan(ms("landmark model"), 0)
+        XCTAssertGreaterThan(ms("decode (FFmpeg, own thread)"), 0)
+        XCTAssertEqual(profile["palm_runs_per_frame"] as? Double ?? 0, 1, accuracy: 0.5, "one hand tracked, one allowed more: palm detection nearly every frame")
+        XCTAssertGreaterThanOrEqual(profile["landmark_runs_per_frame"] as? Double ?? 0, 1)
+        // The models run in the worker, a grandchild of bench: its CPU time must be in the run's (the
+        // supervisor alone uses a few milliseconds a frame), and its memory in the peak: the supervisor's
+        // own share is about 25 MiB, a worker's (libraries, both models packed, arenas) several times that.
+        let cpu = run["cpu_ms_per_frame"] as? Double ?? 0
+        XCTAssertGreaterThan(cpu, 0.5 * models_ms, "the worker's CPU time is counted")
+        XCTAssertGreaterThan(run["peak_mib"] as? Double ?? 0, 60, "the worker's memory is counted")
+        XCTAssertGreaterThan(run["largest_process_mib"] as? Double ?? 0, 30)
+        XCTAssertGreaterThan(run["fps"] as? Double ?? 0, 0)
+    }
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""MediaPipe over clips as its users run it, for `handpose bench extract` (which times this process from
+outside: wall clock, CPU seconds and memory of the whole process tree, the same way as handpose's).
+
+  mediapipe_bench.py tasks  --models DIR [--workers N] CLIP...   (.venv-tasks: mediapipe 1.2.2)
+  mediapipe_bench.py legacy [--workers N] CLIP...                (.venv: mediapipe 0.10.14)
+
+Each clip is read by OpenCV (cv2.VideoCapture, BGR to RGB), as MediaPipe's users read it, and run through
+one landmarker made for that clip: tasks = HandLandmarker in VIDEO mode (timestamps i x 1000/30 ms) with
+a task bundle of DIR's palm_detection_full.tflite and hand_landmark_full.tflite, num_hands 2, every
+confidence at its default 0.5 (handpose's default mode); legacy = mp.solutions.hands, video mode, full
+models, 2 hands, confidences 0.5. --workers 1 runs everything in this one process; N > 1 hands one clip
+at a time to a pool of N worker processes (concurrent.futures.ProcessPoolExecutor), the loop a user
+writes to use every core. Prints JSON {frames, hands} on standard output.
+"""
+import argparse, concurrent.futures, json, os, sys, tempfile, zipfile
+import cv2
+import mediapipe as mp
+
+
+def bundle(models, folder):
+    path = os.path.join(folder, "hand_landmarker.task")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.write(os.path.join(models, "palm_detection_full.tflite"), "hand_detector.tflite")
+        z.write(os.path.join(models, "hand_landmark_full.tflite"), "hand_landmarks_detector.tflite")
+    return path
+
+
+def frames_of(path):
+    capture = cv2.VideoCapture(path)
+    if not capture.isOpened():
+        raise SystemExit(f"{path}: OpenCV cannot open this clip")
+    while True:
+        ok, bgr = capture.read()
+        if not ok:
+            break
+        yield cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    capture.release()
+
+
+def run_clip(api, task, path):
+    """(frames, hands) of one clip."""
+    frames = hands = 0
+    if api == "tasks":
+        from mediapipe.tasks.python import BaseOptions, vision
+        options = vision.HandLandmarkerOptions(base_options=BaseOptions(model_asset_path=task), num_hands=2,
+                                               running_mode=vision.RunningMode.VIDEO)
+        with vision.HandLandmarker.create_from_options(options) as landmarker:
+            for i, rgb in enumerate(frames_of(path)):
+                image = mp.Image(image_format=mp.ImageFormat.SRGB, data=rgb)
+                hands += len(landmarker.detect_for_video(image, int(i * 1000 / 30)).hand_landmarks)
+                frames += 1
+    else:
+        with mp.solutions.hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=1,
+                                      min_detection_confidence=0.5, min_tracking_confidence=0.5) as solution:
+            for rgb in frames_of(path):
+                hands += len(solution.process(rgb).multi_hand_landmarks or [])
+                frames += 1
+    return frames, hands
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("api", choices=["tasks", "legacy"])
+    parser.add_argument("--models")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("clips", nargs="+")
+    args = parser.parse_args()
+    if args.api == "tasks" and not args.models:
+        parser.error("tasks needs --models")
+    with tempfile.TemporaryDirectory() as folder:
+        task = bundle(args.models, folder) if args.api == "tasks" else None
+        if args.workers == 1:
+            results = [run_clip(args.api, task, c) for c in args.clips]
+        else:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=args.workers) as pool:
+                results = list(pool.map(run_clip, [args.api] * len(args.clips), [task] * len(args.clips), args.clips))
+    print(json.dumps({"frames": sum(f for f, _ in results), "hands": sum(h for _, h in results)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -103,6 +103,40 @@ private struct RowKernel {
                 ch &+= 16
             }
             #endif
+            // Stride 1, no dilation, 3x3 or 5x5: the four pixels' windows overlap, so each kernel row
+            // loads its kw + 3 input vectors once and every one serves up to four pixels (9 loads a
+            // row instead of 15 for 3x3, 13 instead of 25 for 5x5). The sums are formed in the same
+            // order as below, so the results are the same to the bit.
+            if sw == 1 && tapStep == c && (kw == 3 || kw == 5) {
+                while ch < vecC {
+                    let bv = load8(b + ch)
+                    var a0 = bv, a1 = bv, a2 = bv, a3 = bv
+                    for ky in kyLo..<kyHi {
+                        let p = x + (inBase &+ ky &* dh &* inW &* c &+ ch)
+                        let q = w + (ky &* kw &* c &+ ch)
+                        let i0 = load8(p), i1 = load8(p + c), i2 = load8(p + 2 &* c)
+                        let i3 = load8(p + 3 &* c), i4 = load8(p + 4 &* c), i5 = load8(p + 5 &* c)
+                        var wv = load8(q)
+                        a0 = fma8(a0, i0, wv); a1 = fma8(a1, i1, wv); a2 = fma8(a2, i2, wv); a3 = fma8(a3, i3, wv)
+                        wv = load8(q + c)
+                        a0 = fma8(a0, i1, wv); a1 = fma8(a1, i2, wv); a2 = fma8(a2, i3, wv); a3 = fma8(a3, i4, wv)
+                        wv = load8(q + 2 &* c)
+                        a0 = fma8(a0, i2, wv); a1 = fma8(a1, i3, wv); a2 = fma8(a2, i4, wv); a3 = fma8(a3, i5, wv)
+                        if kw == 5 {
+                            let i6 = load8(p + 6 &* c), i7 = load8(p + 7 &* c)
+                            wv = load8(q + 3 &* c)
+                            a0 = fma8(a0, i3, wv); a1 = fma8(a1, i4, wv); a2 = fma8(a2, i5, wv); a3 = fma8(a3, i6, wv)
+                            wv = load8(q + 4 &* c)
+                            a0 = fma8(a0, i4, wv); a1 = fma8(a1, i5, wv); a2 = fma8(a2, i6, wv); a3 = fma8(a3, i7, wv)
+                        }
+                    }
+                    store8(clamp8(a0, lo, hi), o + ch)
+                    store8(clamp8(a1, lo, hi), o + (c &+ ch))
+                    store8(clamp8(a2, lo, hi), o + (2 &* c &+ ch))
+                    store8(clamp8(a3, lo, hi), o + (3 &* c &+ ch))
+                    ch &+= 8
+                }
+            }
             while ch < vecC {
                 let bv = load8(b + ch)
                 var a0 = bv, a1 = bv, a2 = bv, a3 = bv

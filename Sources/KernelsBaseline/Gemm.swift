@@ -234,14 +234,16 @@ enum Gemm {
     }
 }
 
-#if HANDPOSE_AVX512
+#if HANDPOSE_AVX512 || HANDPOSE_AVX2
 /// Convolution of an input with few channels into 17 to 32 (the models' first layers, on RGB),
 /// read in place: for each group of four output pixels of one row, every tap (ky, kx, ci)
-/// broadcasts one input value per pixel against the two 16-wide weight vectors of the two panels,
-/// eight accumulators in all. The weights are `Conv2D`'s packed panels, whose k order (ky, kx, ci)
-/// is the patch order. Taps outside the input are skipped (zero padding).
-/// AVX-512 only: with 8-wide vectors the same tile needs sixteen accumulators, more than AVX2's
-/// registers, and measured no faster than im2col and GEMM.
+/// broadcasts one input value per pixel against the weight vectors of the two panels. The weights are
+/// `Conv2D`'s packed panels, whose k order (ky, kx, ci) is the patch order, so the sums are formed in
+/// the GEMM's order. Taps outside the input are skipped (zero padding).
+/// AVX-512: two 16-wide vectors a pixel, eight accumulators. AVX2: up to 24 outputs (the landmark
+/// model's first layer; its im2col ran at 15 GFLOP/s, the patch copies and a two-thirds-empty second
+/// panel costing more than the products), three 8-wide vectors a pixel, twelve accumulators; 32 outputs
+/// would need sixteen, more than AVX2's registers, and measured no faster than im2col and GEMM.
 /// Static functions, not a struct holding its arguments: a struct's value-copying helper would be a weak
 /// symbol shared by name with other modules (see KernelVariantBuildTests).
 enum DirectConv {
@@ -261,9 +263,15 @@ enum DirectConv {
             if ox >= oxFirst && ox + 4 <= min(oxEnd, ox + rowEnd - p) {
                 // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
                 let (kw, cin) = (w.kw, conv.input.c)
+                #if HANDPOSE_AVX512
                 if kw == 3 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
                 else if kw == 5 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
                 else { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                #else
+                if kw == 3 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
+                else if kw == 5 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
+                else { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                #endif
                 p += 4
             } else {
                 let ix0 = ox * w.sw - w.padLeft
@@ -276,6 +284,7 @@ enum DirectConv {
         }
     }
 
+    #if HANDPOSE_AVX512
     /// Four pixels by both panels of a 17-32 channel output: each broadcast feeds two FMAs.
     @inline(__always)
     fileprivate static func group(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
@@ -312,6 +321,47 @@ enum DirectConv {
         Gemm.store(halves(c2), row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(halves(c3), row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
     }
+    #else
+    /// Four pixels by a 17-24 channel output (8-wide vectors): the first panel's two vectors and the
+    /// second's first; each broadcast feeds three FMAs.
+    @inline(__always)
+    fileprivate static func group24(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let w = conv.window, inW = conv.input.w, k = conv.weights.k
+        let wp0 = UnsafePointer(conv.weights.data.pointer), wp1 = wp0 + k * 16
+        let bias = UnsafePointer(conv.weights.bias.pointer)
+        let step = w.sw * cin, ix0 = ox * w.sw - w.padLeft
+        let b0 = load8(bias), b1 = load8(bias + 8), b2 = load8(bias + 16)
+        var a0 = b0, a1 = b0, a2 = b0, a3 = b0, c0 = b1, c1 = b1, c2 = b1, c3 = b1, d0 = b2, d1 = b2, d2 = b2, d3 = b2
+        for ky in kys {
+            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
+            var kk = ky * kw * cin
+            for kx in 0..<kw {
+                let tap = row + kx * w.dw * cin
+                for ci in 0..<cin {
+                    let u = load8(wp0 + kk * 16), v = load8(wp0 + (kk * 16 + 8)), t = load8(wp1 + kk * 16)
+                    var xv = Float8(repeating: tap[ci])
+                    a0 = fma8(a0, xv, u); c0 = fma8(c0, xv, v); d0 = fma8(d0, xv, t)
+                    xv = Float8(repeating: tap[step + ci])
+                    a1 = fma8(a1, xv, u); c1 = fma8(c1, xv, v); d1 = fma8(d1, xv, t)
+                    xv = Float8(repeating: tap[2 * step + ci])
+                    a2 = fma8(a2, xv, u); c2 = fma8(c2, xv, v); d2 = fma8(d2, xv, t)
+                    xv = Float8(repeating: tap[3 * step + ci])
+                    a3 = fma8(a3, xv, u); c3 = fma8(c3, xv, v); d3 = fma8(d3, xv, t)
+                    kk += 1
+                }
+            }
+        }
+        let width = conv.weights.n - 16, ldc = conv.output.c, zero = Float8()
+        Gemm.store(a0, c0, row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(a1, c1, row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(a2, c2, row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(a3, c3, row: p + 3, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d0, zero, row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d1, zero, row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d2, zero, row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d3, zero, row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+    }
+    #endif
 
     /// One pixel, taps clipped to `kx` horizontally.
     @inline(__always)

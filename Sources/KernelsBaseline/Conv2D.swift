@@ -1,8 +1,8 @@
 import Kernels
 
-/// `Conv2D` run: 1x1 stride-1 convolutions multiply the activation directly; inputs of at most four
-/// channels into 17-32 outputs with AVX-512, 17-24 with AVX2 (the models' first layers, on RGB) are
-/// read in place (`DirectConv`); others gather patches (im2col) a tile of output pixels at a time into scratch.
+/// `Conv2D` run: 1x1 stride-1 convolutions multiply the activation directly; with AVX-512 or AVX2,
+/// inputs of at most four channels into 17-32 outputs (the models' first layers, on RGB) are read in
+/// place (`DirectConv`); others gather patches (im2col) a tile of output pixels at a time into scratch.
 enum ConvKernel {
     @inline(__always)
     static func run(_ conv: Conv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, pixels: Range<Int>,
@@ -18,7 +18,7 @@ enum ConvKernel {
             return
         }
         #elseif HANDPOSE_AVX2
-        if conv.input.c <= 4 && weights.panels == 2 && weights.n <= 24 {
+        if conv.input.c <= 4 && weights.panels == 2 {
             DirectConv.run(conv, x: x, y: y, epilogue: epilogue, pixels: pixels)
             return
         }

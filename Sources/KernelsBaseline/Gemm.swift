@@ -240,16 +240,22 @@ enum Gemm {
 /// broadcasts one input value per pixel against the weight vectors of the two panels. The weights are
 /// `Conv2D`'s packed panels, whose k order (ky, kx, ci) is the patch order, so the sums are formed in
 /// the GEMM's order. Taps outside the input are skipped (zero padding).
-/// AVX-512: two 16-wide vectors a pixel, eight accumulators. AVX2: up to 24 outputs (the landmark
-/// model's first layer; its im2col ran at 15 GFLOP/s, the patch copies and a two-thirds-empty second
-/// panel costing more than the products), three 8-wide vectors a pixel, twelve accumulators; 32 outputs
-/// would need sixteen, more than AVX2's registers, and measured no faster than im2col and GEMM.
+/// AVX-512: four pixels, two 16-wide vectors a pixel, eight accumulators. AVX2 (8-wide vectors): four
+/// pixels of up to 24 outputs (twelve accumulators; the landmark model's first layer, whose im2col ran
+/// at 15 GFLOP/s: the patch copies and a two-thirds-empty second panel cost more than the products),
+/// or two pixels of up to 32 (eight; four pixels would need sixteen, more than AVX2's registers).
 /// Static functions, not a struct holding its arguments: a struct's value-copying helper would be a weak
 /// symbol shared by name with other modules (see KernelVariantBuildTests).
 enum DirectConv {
     static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>) {
         let epilogue = VectorEpilogue(plain)
         let w = conv.window, inW = conv.input.w, inH = conv.input.h, outW = conv.output.w
+        // Output pixels done together: AVX2 has registers for four pixels of up to 24 outputs, two of 32.
+        #if HANDPOSE_AVX512
+        let groupSize = 4
+        #else
+        let groupSize = conv.weights.n <= 24 ? 4 : 2
+        #endif
         // Output columns whose taps all lie inside the input horizontally.
         let oxFirst = min(outW, (w.padLeft + w.sw - 1) / w.sw)
         let oxEnd = max(oxFirst, min(outW, (inW - (w.kw - 1) * w.dw + w.padLeft - 1) / w.sw + 1))
@@ -260,7 +266,7 @@ enum DirectConv {
             let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh)
             let kyHi = max(kyLo, min(w.kh, (inH - iy0 + w.dh - 1) / w.dh))
             let rowEnd = min(pixels.upperBound, p - ox + outW)
-            if ox >= oxFirst && ox + 4 <= min(oxEnd, ox + rowEnd - p) {
+            if ox >= oxFirst && ox + groupSize <= min(oxEnd, ox + rowEnd - p) {
                 // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
                 let (kw, cin) = (w.kw, conv.input.c)
                 #if HANDPOSE_AVX512
@@ -268,11 +274,17 @@ enum DirectConv {
                 else if kw == 5 && cin == 3 { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
                 else { group(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
                 #else
-                if kw == 3 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
-                else if kw == 5 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
-                else { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                if groupSize == 4 {
+                    if kw == 3 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
+                    else if kw == 5 && cin == 3 { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
+                    else { group24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                } else {
+                    if kw == 3 && cin == 3 { pair32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
+                    else if kw == 5 && cin == 3 { pair32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
+                    else { pair32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
+                }
                 #endif
-                p += 4
+                p += groupSize
             } else {
                 let ix0 = ox * w.sw - w.padLeft
                 let kxLo = max(0, (-ix0 + w.dw - 1) / w.dw), kxHi = max(kxLo, min(w.kw, (inW - ix0 + w.dw - 1) / w.dw))
@@ -360,6 +372,39 @@ enum DirectConv {
         Gemm.store(d1, zero, row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(d2, zero, row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(d3, zero, row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+    }
+
+    /// Two pixels by a 25-32 channel output (8-wide vectors): both panels' two vectors, eight
+    /// accumulators; each broadcast feeds four FMAs.
+    @inline(__always)
+    fileprivate static func pair32(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let w = conv.window, inW = conv.input.w, k = conv.weights.k
+        let wp0 = UnsafePointer(conv.weights.data.pointer), wp1 = wp0 + k * 16
+        let bias = UnsafePointer(conv.weights.bias.pointer)
+        let step = w.sw * cin, ix0 = ox * w.sw - w.padLeft
+        let b0 = load8(bias), b1 = load8(bias + 8), b2 = load8(bias + 16), b3 = load8(bias + 24)
+        var a0 = b0, c0 = b1, d0 = b2, e0 = b3, a1 = b0, c1 = b1, d1 = b2, e1 = b3
+        for ky in kys {
+            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
+            var kk = ky * kw * cin
+            for kx in 0..<kw {
+                let tap = row + kx * w.dw * cin
+                for ci in 0..<cin {
+                    let u = load8(wp0 + kk * 16), v = load8(wp0 + (kk * 16 + 8))
+                    let t = load8(wp1 + kk * 16), r = load8(wp1 + (kk * 16 + 8))
+                    var xv = Float8(repeating: tap[ci])
+                    a0 = fma8(a0, xv, u); c0 = fma8(c0, xv, v); d0 = fma8(d0, xv, t); e0 = fma8(e0, xv, r)
+                    xv = Float8(repeating: tap[step + ci])
+                    a1 = fma8(a1, xv, u); c1 = fma8(c1, xv, v); d1 = fma8(d1, xv, t); e1 = fma8(e1, xv, r)
+                    kk += 1
+                }
+            }
+        }
+        let width = conv.weights.n - 16, ldc = conv.output.c
+        Gemm.store(a0, c0, row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(a1, c1, row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d0, e0, row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        Gemm.store(d1, e1, row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
     }
     #endif
 

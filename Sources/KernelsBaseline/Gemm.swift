@@ -73,10 +73,15 @@ enum Gemm {
                     r += 12
                 }
                 #endif
-                while r < r1 {
+                while r + 2 < r1 {
                     microKernel6x16(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
                                     c: c, ldc: ldc, epilogue: epilogue)
                     r += 6
+                }
+                // A tail of one or two rows (the landmark model's 7x7 layers: 49 = 8 x 6 + 1) in a
+                // kernel a third the size, not in a six-row one repeating its last row.
+                if r < r1 {
+                    microKernel2x16(a: a, lda: lda, row: r, rowCount: r1 - r, w: w, panel: p, c: c, ldc: ldc, epilogue: epilogue)
                 }
             }
             r0 = r1
@@ -118,6 +123,27 @@ enum Gemm {
         if rowCount > 3 { store(c30, c31, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 4 { store(c40, c41, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 5 { store(c50, c51, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+    }
+
+    /// One or two rows by sixteen columns: four accumulators; a single row is computed twice, stored once.
+    @inline(never)
+    fileprivate static func microKernel2x16(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
+                                            panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        let k = w.k
+        let a0 = a + row * lda, a1 = a + (row + min(1, rowCount - 1)) * lda
+        let col = panel * 16
+        let b0 = load8(w.bias.pointer + col), b1 = load8(w.bias.pointer + col + 8)
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1
+        var wp = UnsafePointer(w.data.pointer + panel * k * 16)
+        for kk in 0..<k {
+            let w0 = load8(wp), w1 = load8(wp + 8)
+            var x = Float8(repeating: a0[kk]); c00 = fma8(c00, x, w0); c01 = fma8(c01, x, w1)
+            x = Float8(repeating: a1[kk]); c10 = fma8(c10, x, w0); c11 = fma8(c11, x, w1)
+            wp += 16
+        }
+        let width = min(16, w.n - col)
+        store(c00, c01, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        if rowCount > 1 { store(c10, c11, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
     }
 
     #if HANDPOSE_AVX512

@@ -370,23 +370,26 @@ enum DirectConv {
         let step = w.sw * cin, ix0 = ox * w.sw - w.padLeft
         let b0 = load8(bias), b1 = load8(bias + 8), b2 = load8(bias + 16)
         var a0 = b0, a1 = b0, a2 = b0, a3 = b0, c0 = b1, c1 = b1, c2 = b1, c3 = b1, d0 = b2, d1 = b2, d2 = b2, d3 = b2
+        // Wrapping index arithmetic and advancing pointers: checked arithmetic put an overflow test beside
+        // every index of the inner loop (this function is not inlined, so kw and cin are not constants here).
+        let step2 = step &* 2, step3 = step &* 3, tapStep = w.dw &* cin, second = wp1 - wp0
         for ky in kys {
-            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
-            var kk = ky * kw * cin
-            for kx in 0..<kw {
-                let tap = row + kx * w.dw * cin
+            var tap = x + ((iy0 &+ ky &* w.dh) &* inW &+ ix0) &* cin
+            var q = wp0 + (ky &* kw &* cin) &* 16
+            for _ in 0..<kw {
                 for ci in 0..<cin {
-                    let u = load8(wp0 + kk * 16), v = load8(wp0 + (kk * 16 + 8)), t = load8(wp1 + kk * 16)
+                    let u = load8(q), v = load8(q + 8), t = load8(q + second)
                     var xv = Float8(repeating: tap[ci])
                     a0 = fma8(a0, xv, u); c0 = fma8(c0, xv, v); d0 = fma8(d0, xv, t)
-                    xv = Float8(repeating: tap[step + ci])
+                    xv = Float8(repeating: tap[step &+ ci])
                     a1 = fma8(a1, xv, u); c1 = fma8(c1, xv, v); d1 = fma8(d1, xv, t)
-                    xv = Float8(repeating: tap[2 * step + ci])
+                    xv = Float8(repeating: tap[step2 &+ ci])
                     a2 = fma8(a2, xv, u); c2 = fma8(c2, xv, v); d2 = fma8(d2, xv, t)
-                    xv = Float8(repeating: tap[3 * step + ci])
+                    xv = Float8(repeating: tap[step3 &+ ci])
                     a3 = fma8(a3, xv, u); c3 = fma8(c3, xv, v); d3 = fma8(d3, xv, t)
-                    kk += 1
+                    q += 16
                 }
+                tap += tapStep
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c, zero = Float8()
@@ -410,20 +413,20 @@ enum DirectConv {
         let step = w.sw * cin, ix0 = ox * w.sw - w.padLeft
         let b0 = load8(bias), b1 = load8(bias + 8), b2 = load8(bias + 16), b3 = load8(bias + 24)
         var a0 = b0, c0 = b1, d0 = b2, e0 = b3, a1 = b0, c1 = b1, d1 = b2, e1 = b3
+        let tapStep = w.dw &* cin, second = wp1 - wp0
         for ky in kys {
-            let row = x + ((iy0 + ky * w.dh) * inW + ix0) * cin
-            var kk = ky * kw * cin
-            for kx in 0..<kw {
-                let tap = row + kx * w.dw * cin
+            var tap = x + ((iy0 &+ ky &* w.dh) &* inW &+ ix0) &* cin
+            var q = wp0 + (ky &* kw &* cin) &* 16
+            for _ in 0..<kw {
                 for ci in 0..<cin {
-                    let u = load8(wp0 + kk * 16), v = load8(wp0 + (kk * 16 + 8))
-                    let t = load8(wp1 + kk * 16), r = load8(wp1 + (kk * 16 + 8))
+                    let u = load8(q), v = load8(q + 8), t = load8(q + second), r = load8(q + (second &+ 8))
                     var xv = Float8(repeating: tap[ci])
                     a0 = fma8(a0, xv, u); c0 = fma8(c0, xv, v); d0 = fma8(d0, xv, t); e0 = fma8(e0, xv, r)
-                    xv = Float8(repeating: tap[step + ci])
+                    xv = Float8(repeating: tap[step &+ ci])
                     a1 = fma8(a1, xv, u); c1 = fma8(c1, xv, v); d1 = fma8(d1, xv, t); e1 = fma8(e1, xv, r)
-                    kk += 1
+                    q += 16
                 }
+                tap += tapStep
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c

@@ -73,6 +73,15 @@ enum Gemm {
                     r += 12
                 }
                 #endif
+                // The last panel of a layer 8 or fewer wide past a multiple of 16 (24 and 40 outputs in the
+                // landmark model, 2 and 6 in the palm model's heads): half the products.
+                if w.n - p * 16 <= 8 {
+                    while r + 2 < r1 {
+                        microKernel6x8(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
+                                       c: c, ldc: ldc, epilogue: epilogue)
+                        r += 6
+                    }
+                }
                 while r + 2 < r1 {
                     microKernel6x16(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
                                     c: c, ldc: ldc, epilogue: epilogue)
@@ -123,6 +132,42 @@ enum Gemm {
         if rowCount > 3 { store(c30, c31, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 4 { store(c40, c41, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 5 { store(c50, c51, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+    }
+
+    /// Six rows by the first eight columns of a panel: six accumulators, one weight load a step.
+    /// Rows past `rowCount` repeat the last valid row and are not stored.
+    @inline(never)
+    fileprivate static func microKernel6x8(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
+                                           panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        let k = w.k
+        let last = rowCount - 1
+        let a0 = a + row * lda
+        let a1 = a + (row + min(1, last)) * lda
+        let a2 = a + (row + min(2, last)) * lda
+        let a3 = a + (row + min(3, last)) * lda
+        let a4 = a + (row + min(4, last)) * lda
+        let a5 = a + (row + min(5, last)) * lda
+        let col = panel * 16
+        let b0 = load8(w.bias.pointer + col)
+        var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0
+        var wp = UnsafePointer(w.data.pointer + panel * k * 16)
+        for kk in 0..<k {
+            let w0 = load8(wp)
+            c0 = fma8(c0, Float8(repeating: a0[kk]), w0)
+            c1 = fma8(c1, Float8(repeating: a1[kk]), w0)
+            c2 = fma8(c2, Float8(repeating: a2[kk]), w0)
+            c3 = fma8(c3, Float8(repeating: a3[kk]), w0)
+            c4 = fma8(c4, Float8(repeating: a4[kk]), w0)
+            c5 = fma8(c5, Float8(repeating: a5[kk]), w0)
+            wp += 16
+        }
+        let width = w.n - col, zero = Float8()
+        store(c0, zero, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        if rowCount > 1 { store(c1, zero, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 2 { store(c2, zero, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 3 { store(c3, zero, row: row + 3, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 4 { store(c4, zero, row: row + 4, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 5 { store(c5, zero, row: row + 5, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
     }
 
     /// One or two rows by sixteen columns: four accumulators; a single row is computed twice, stored once.

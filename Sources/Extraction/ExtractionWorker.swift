@@ -31,7 +31,7 @@ public enum ExtractionWorker {
     public static let crashHookVariable = "HANDPOSE_TEST_CRASH_ON"
 
     /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
-    public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int,
+    public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, decodeThreads: Int = 0,
                              readLine: () -> String?, send: (Data) -> Void) throws {
         // The supervisor ignores SIGINT and SIGTERM while it runs, and children inherit ignored signals: give
         // them back their default action so the supervisor's SIGTERM stops this worker.
@@ -57,7 +57,7 @@ public enum ExtractionWorker {
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
                                                              tracker: trackers[job.options]!, tool: tool, formats: job.formats,
-                                                             root: URL(fileURLWithPath: job.root)) { n in
+                                                             root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))
                         reported = n

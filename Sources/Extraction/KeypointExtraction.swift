@@ -47,26 +47,27 @@ public enum KeypointExtraction {
     /// clip. `progress` is called after each frame with the number of frames done. A clip whose data is
     /// damaged or cut short keeps the frames decoded before the damage: the file is written marked
     /// `incomplete` with the decoder's error. A file that yields no frame at all, or an inference error,
-    /// throws and leaves nothing behind.
+    /// throws and leaves nothing behind. `decodeThreads`: FFmpeg's threads (0: FFmpeg chooses).
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
-                               to output: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+                               to output: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
         try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
-                    into: KeypointOutputs(outputs: [try KeypointFileWriter(url: output)]), progress: progress)
+                    into: KeypointOutputs(outputs: [try KeypointFileWriter(url: output)]), decodeThreads: decodeThreads, progress: progress)
     }
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
-                               formats: [OutputFormat], root: URL, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+                               formats: [OutputFormat], root: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
         try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
-                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root), progress: progress)
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root), decodeThreads: decodeThreads, progress: progress)
     }
 
     static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
-                        into outputs: KeypointOutputs, progress: (Int) -> Void) throws -> Outcome {
+                        into outputs: KeypointOutputs, decodeThreads: Int, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
-            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frame in
+            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, decodeThreads: decodeThreads,
+                                            progress: progress) { frame in
                 hands += frame.hands.count
                 frames += 1
                 try outputs.append(frame)
@@ -87,7 +88,7 @@ public enum KeypointExtraction {
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         var frames: [KeypointFile.Frame] = []
-        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, progress: progress) { frames.append($0) }
+        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, decodeThreads: 0, progress: progress) { frames.append($0) }
         file.frames = frames
         file.video.frames = frames.count
         return file
@@ -95,13 +96,11 @@ public enum KeypointExtraction {
 
     /// Decodes on a second thread a few frames ahead of inference; hands each frame's keypoints to
     /// `sink`; returns the file's header (everything but its frames) and where the time went.
-    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool, decodeThreads: Int,
                     progress: (Int) -> Void, sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
         let start = ContinuousClock.now
         var profile = Profile()
-        // With one engine thread a job has one core (there is a job per core): FFmpeg's frame threads
-        // would only add a decoding context each (about 50 MB for 1080p H.264) and compete with the other jobs.
-        let reader = try VideoReader(url: url, threads: tracker.threads > 1 ? 0 : 1)
+        let reader = try VideoReader(url: url, threads: decodeThreads)
         tracker.reset()
         let queue = FrameQueue(capacity: 2)
         let decoder = Thread {

@@ -44,8 +44,6 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
 public final class HandTracker {
     public let options: HandTrackerOptions
     public let models: HandModels
-    /// Engine threads per model run.
-    public let threads: Int
     let palms: PalmDetector
     let landmarker: HandLandmarker
     /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
@@ -85,7 +83,6 @@ public final class HandTracker {
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
         self.options = options
         self.models = models
-        self.threads = threads
         palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence)
         landmarker = try HandLandmarker(model: models.landmark, threads: threads)
     }

@@ -164,11 +164,13 @@ struct BenchExtract: ParsableCommand {
         Both sides run the same clips with the same settings (full models, 2 hands, video mode, confidences 0.5; \
         MediaPipe Tasks' HandLandmarker with a bundle of the same weights, frames read by OpenCV): handpose with \
         --jobs N (default: every core) and with one job, MediaPipe in a process pool of N workers and in one \
-        process. Each run is a separate process tree, timed from outside: wall clock, CPU time (user + system of \
-        every process) and peak memory (the highest sampled sum of the processes' proportional set sizes, so \
-        pages shared between processes count once; and the largest single process's resident peak). The runs \
-        alternate for --rounds rounds; each row is its fastest round. --profile also splits handpose's time per \
-        frame into its stages (one job, one thread).
+        process. With one job handpose's engine uses every core; MediaPipe's XNNPACK keeps its default (one \
+        thread on Linux), so compare that pair by CPU time. Each run is a separate process tree, timed from \
+        outside: wall clock, CPU time (user + system of every process) and peak memory (the highest sum, sampled \
+        every 0.1 s, of the processes' proportional set sizes, so pages shared between processes count once; and \
+        the largest single process's resident peak). Both sides must read the same frames and find about the same \
+        hands. The runs alternate for --rounds rounds; each row is its fastest round. --profile also splits \
+        handpose's time per frame into its stages (one job, one engine thread, one decoding thread).
         """)
 
     @Argument(help: "Clips or folders (default: ../shared/corpus/clips).")
@@ -204,37 +206,55 @@ struct BenchExtract: ParsableCommand {
         do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw ValidationError("\(error)") }
         let clips = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }.map(\.url.path)
         guard !clips.isEmpty else { throw ValidationError("no clips in \(inputs.joined(separator: ", "))") }
-        let frames = try clips.reduce(0) { $0 + (try VideoReader(url: URL(fileURLWithPath: $1)).info.frameCount) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: out) }
         let me = MeasuredRun.executablePath
+        let cores = ProcessInfo.processInfo.activeProcessorCount
 
-        struct Side { var name: String; var executable: String; var arguments: [String] }
-        var sides = [Side(name: jobs == 1 ? "handpose, 1 job" : "handpose, \(jobs) jobs", executable: me,
-                          arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)", "--models", folder.path])]
-        if let reference {
-            sides.append(Side(name: "MediaPipe 1.2.2, pool of \(jobs)", executable: reference,
-                              arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path, "--workers", "\(jobs)"] + clips))
+        struct Side { var name: String; var executable: String; var arguments: [String]; var ours: Bool }
+        func handpose(_ name: String, jobs: Int) -> Side {
+            Side(name: name, executable: me, arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
+                                                        "--models", folder.path], ours: true)
         }
+        func mediapipe(_ name: String, workers: Int) -> Side? {
+            reference.map { Side(name: name, executable: $0, arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path,
+                                                                         "--workers", "\(workers)"] + clips, ours: false) }
+        }
+        // Row names say how each side uses the cores: with one job handpose's engine runs on every core,
+        // while MediaPipe's XNNPACK keeps its default of one thread on Linux.
+        var sides: [Side] = []
         if jobs > 1 {
-            sides.append(Side(name: "handpose, 1 job", executable: me,
-                              arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "1", "--models", folder.path]))
-            if let reference {
-                sides.append(Side(name: "MediaPipe 1.2.2, 1 process", executable: reference,
-                                  arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path, "--workers", "1"] + clips))
-            }
+            sides.append(handpose("handpose, \(jobs) jobs", jobs: jobs))
+            if let m = mediapipe("MediaPipe 1.2.2, \(jobs) processes", workers: jobs) { sides.append(m) }
         }
+        sides.append(handpose("handpose, 1 job (\(cores) engine threads)", jobs: 1))
+        if let m = mediapipe("MediaPipe 1.2.2, 1 process", workers: 1) { sides.append(m) }
+
         var best: [String: MeasuredRun] = [:]
+        var frames = 0, hands = 0
         for round in 1...rounds {
             for side in sides {
                 let run = try MeasuredRun(executable: side.executable, arguments: side.arguments)
                 guard run.status == 0 else {
                     throw ValidationError("\(side.name) failed (status \(run.status)): \(run.errorTail)"
-                                          + (side.executable == me ? "" : "; `make bench-setup` installs MediaPipe 1.2.2 in .venv-tasks"))
+                                          + (side.ours ? "" : "; `make bench-setup` installs MediaPipe 1.2.2 in .venv-tasks"))
                 }
-                if side.executable != me, let r = try? JSONSerialization.jsonObject(with: run.output) as? [String: Int],
-                   let theirs = r["frames"], theirs != frames {
-                    throw ValidationError("\(side.name) read \(theirs) frames where handpose reads \(frames); the runs are not comparable")
+                // Both sides must have read the same frames and found about the same hands (a task bundle
+                // without the right models would be fast and find none), else the times mean nothing.
+                let counted: (frames: Int, hands: Int)
+                if side.ours {
+                    counted = try Self.decodedFramesAndHands(in: out)
+                    (frames, hands) = counted
+                } else {
+                    guard let r = (try? JSONSerialization.jsonObject(with: run.output)) as? [String: Int],
+                          let f = r["frames"], let h = r["hands"] else {
+                        throw ValidationError("\(side.name) printed no frame and hand counts: \(String(decoding: run.output.prefix(300), as: UTF8.self))")
+                    }
+                    counted = (f, h)
+                }
+                if counted.frames != frames || abs(counted.hands - hands) > max(10, hands / 10) {
+                    throw ValidationError("\(side.name) read \(counted.frames) frames and found \(counted.hands) hands where handpose read "
+                                          + "\(frames) and found \(hands); the runs are not comparable")
                 }
                 if run.seconds < best[side.name]?.seconds ?? .infinity { best[side.name] = run }
                 if !json {
@@ -249,7 +269,7 @@ struct BenchExtract: ParsableCommand {
                          "cpu_ms_per_frame": 1000 * r.cpuSeconds / Double(frames),
                          "peak_mib": Double(r.peakBytes) / 1048576, "largest_process_mib": Double(r.largestProcessBytes) / 1048576])
         }
-        // Each handpose row against the MediaPipe row of the same shape.
+        // Each handpose row against the MediaPipe row of the same shape, which follows it.
         for i in rows.indices where (rows[i]["run"] as! String).hasPrefix("handpose") {
             if i + 1 < rows.count, (rows[i + 1]["run"] as! String).hasPrefix("MediaPipe") {
                 rows[i]["speedup"] = (rows[i]["fps"] as! Double) / (rows[i + 1]["fps"] as! Double)
@@ -283,7 +303,19 @@ struct BenchExtract: ParsableCommand {
         }
     }
 
-    /// handpose's time per frame by stage, in this process: one job, one engine thread.
+    /// The frames and hands in the keypoint files under `folder`.
+    static func decodedFramesAndHands(in folder: URL) throws -> (frames: Int, hands: Int) {
+        var frames = 0, hands = 0
+        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return (0, 0) }
+        for case let url as URL in walk where url.path.hasSuffix(".hands.json") {
+            let file = try KeypointFile.load(url)
+            frames += file.frames.count
+            hands += file.frames.reduce(0) { $0 + $1.hands.count }
+        }
+        return (frames, hands)
+    }
+
+    /// handpose's time per frame by stage, in this process: one job, one engine thread, one decoding thread.
     private func profileSplit(clips: [String], folder: URL, out: URL) throws -> [String: Any] {
         let models = try HandModels(directory: folder, complexity: .full)
         let tracker = try HandTracker(models: models, options: HandTrackerOptions(), threads: 1)
@@ -297,7 +329,7 @@ struct BenchExtract: ParsableCommand {
         for (i, clip) in clips.enumerated() {
             let target = out.appendingPathComponent("profile-\(i).hands.json")
             total.add(try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: clip, tracker: tracker, tool: .handpose,
-                                                     to: target).profile)
+                                                     to: target, decodeThreads: 1).profile)
         }
         let t = total.tracker, d = total.decoding
         let n = Double(total.frames)

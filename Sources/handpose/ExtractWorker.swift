@@ -11,9 +11,11 @@ struct ExtractWorker: ParsableCommand {
     @Option var models: String
     @Option var complexity: HandTrackerOptions.Complexity
     @Option var threads: Int = 1
+    @Option var decodeThreads: Int = 0
 
     func run() throws {
         try ExtractionWorker.serve(models: URL(fileURLWithPath: models), complexity: complexity, threads: threads,
+                                   decodeThreads: decodeThreads,
                                    readLine: { Swift.readLine(strippingNewline: true) },
                                    send: { FileHandle.standardOutput.write($0) })
     }

@@ -28,7 +28,7 @@ struct MeasuredRun {
     }
 
     /// Runs `executable` with `arguments`, sampling memory every `interval` seconds.
-    init(executable: String, arguments: [String], interval: Double = 0.02) throws {
+    init(executable: String, arguments: [String], interval: Double = 0.1) throws {
         var before = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &before)
         let process = Process()
@@ -120,20 +120,16 @@ final class MemorySampler: @unchecked Sendable {
         return Int(line.dropFirst(field.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
     }
 
-    /// `root` and every live descendant, from the parent ids in /proc/PID/stat.
+    /// `root` and every live descendant, from the kernel's list of each thread's children
+    /// (/proc/PID/task/TID/children), so a sample reads only the tree's own files.
     static func tree(of root: pid_t) -> [pid_t] {
-        var children: [pid_t: [pid_t]] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // After "pid (name) ": state, then the parent's id.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(pid) }
-        }
         var out = [root], i = 0
         while i < out.count {
-            out += children[out[i]] ?? []
+            let pid = out[i]
+            for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+                let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+                out += text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            }
             i += 1
         }
         return out

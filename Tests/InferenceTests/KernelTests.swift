@@ -55,10 +55,55 @@ final class KernelTests: XCTestCase {
         return y
     }
 
+    /// Outputs start as NaN, so a value never written stays NaN: `max()` skips NaN, hence the separate check.
     func assertClose(_ a: [Float], _ b: [Float], _ message: String, tolerance: Float = 1e-4) {
         XCTAssertEqual(a.count, b.count, message)
+        let unwritten = zip(a, b).filter { $0.isNaN && !$1.isNaN }.count
+        XCTAssertEqual(unwritten, 0, "\(message): \(unwritten) outputs not written")
         let diff = zip(a, b).map { abs($0 - $1) }.max() ?? 0
         XCTAssertLessThan(diff, tolerance, message)
+    }
+
+    /// Convolutions of few input channels read in place (`DirectConv`) form each sum in the order the
+    /// im2col + GEMM path does, so both give the same floats, in every variant; cases cover 1 to 4 input
+    /// channels, 17 to 32 outputs (partial second panels, AVX2's four- and two-pixel groups), strides,
+    /// dilation and row ends.
+    func testDirectConvEqualsIm2colAndGemmExactly() {
+        var rng = SeededRandom(17)
+        let cases: [(HWC, Int, Int, Int, Int, Padding)] = [
+            (HWC(12, 19, 3), 3, 24, 2, 1, .same), (HWC(10, 21, 3), 5, 32, 2, 1, .same), (HWC(9, 14, 1), 3, 17, 1, 1, .same),
+            (HWC(9, 15, 2), 5, 27, 1, 1, .same), (HWC(11, 13, 4), 3, 31, 2, 1, .valid), (HWC(13, 17, 3), 3, 20, 1, 2, .same),
+            (HWC(8, 23, 3), 5, 25, 2, 1, .same),
+        ]
+        for (i, (s, k, cout, stride, dilation, padding)) in cases.enumerated() {
+            let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)
+            let x = rng.floats(s.count), w = rng.floats(cout * k * k * s.c), b = rng.floats(cout)
+            let conv = Conv2D(input: s, outputChannels: cout, window: win, weights: w, bias: b)
+            // The patches, in the packed weights' k order (ky, kx, ci), zeros outside the input.
+            let kk = k * k * s.c, pixels = win.outH * win.outW
+            var patches = [Float](repeating: 0, count: pixels * kk)
+            for oy in 0..<win.outH { for ox in 0..<win.outW { for ky in 0..<k { for kx in 0..<k {
+                let iy = oy * stride - win.padTop + ky * dilation, ix = ox * stride - win.padLeft + kx * dilation
+                guard iy >= 0, iy < s.h, ix >= 0, ix < s.w else { continue }
+                for ci in 0..<s.c { patches[(oy * win.outW + ox) * kk + (ky * k + kx) * s.c + ci] = x[(iy * s.w + ix) * s.c + ci] }
+            } } } }
+            for kernels in Self.variants {
+                var direct = [Float](repeating: .nan, count: conv.output.count), gemm = direct
+                var scratch = [Float](repeating: 0, count: max(1, conv.scratchCount))
+                x.withUnsafeBufferPointer { xp in direct.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
+                    for part in [0..<pixels / 3 + 1, pixels / 3 + 1..<pixels] {
+                        kernels.conv(conv, input: xp.baseAddress!, output: yp.baseAddress!, pixels: part, scratch: sp.baseAddress!,
+                                     epilogue: Epilogue(activation: .relu6))
+                    }
+                } } }
+                patches.withUnsafeBufferPointer { ap in gemm.withUnsafeMutableBufferPointer { cp in
+                    kernels.gemm(a: ap.baseAddress!, lda: kk, rows: 0..<pixels, weights: conv.weights, c: cp.baseAddress!, ldc: cout,
+                                 epilogue: Epilogue(activation: .relu6))
+                } }
+                let differing = zip(direct, gemm).filter { !($0 == $1) }.count
+                XCTAssertEqual(differing, 0, "\(kernels.isa) case \(i) \(s) k\(k) -> \(cout) s\(stride) d\(dilation): \(differing) of \(direct.count) outputs differ")
+            }
+        }
     }
 
     func testConv2DMatchesReference() {

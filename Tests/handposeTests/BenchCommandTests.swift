@@ -15,7 +15,7 @@ final class BenchCommandTests: XCTestCase {
             return XCTFail("no runs and profile in the output: \(text.suffix(2000))")
         }
         XCTAssertEqual(runs.count, 1, "one handpose run, no MediaPipe without --reference")
-        XCTAssertEqual(run["run"] as? String, "handpose, 1 job")
+        XCTAssertTrue((run["run"] as? String ?? "").hasPrefix("handpose, 1 job"), "\(run)")
         XCTAssertEqual(run["frames"] as? Int, 30)
         func ms(_ stage: String) -> Double { stages.first { $0["stage"] as? String == stage }?["ms_per_frame"] as? Double ?? -1 }
         let models_ms = ms("palm model") + ms("landmark model")

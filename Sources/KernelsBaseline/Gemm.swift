@@ -307,7 +307,7 @@ enum Gemm {
 
 #if HANDPOSE_AVX512 || HANDPOSE_AVX2
 /// Convolution of an input with few channels into 17 to 32 (the models' first layers, on RGB),
-/// read in place: for each group of four output pixels of one row, every tap (ky, kx, ci)
+/// read in place: for each group of output pixels of one row (four, or two below), every tap (ky, kx, ci)
 /// broadcasts one input value per pixel against the weight vectors of the two panels. The weights are
 /// `Conv2D`'s packed panels, whose k order (ky, kx, ci) is the patch order, so the sums are formed in
 /// the GEMM's order. Taps outside the input are skipped (zero padding).
@@ -416,7 +416,8 @@ enum DirectConv {
         let b0 = load8(bias), b1 = load8(bias + 8), b2 = load8(bias + 16)
         var a0 = b0, a1 = b0, a2 = b0, a3 = b0, c0 = b1, c1 = b1, c2 = b1, c3 = b1, d0 = b2, d1 = b2, d2 = b2, d3 = b2
         // Wrapping index arithmetic and advancing pointers: checked arithmetic put an overflow test beside
-        // every index of the inner loop (this function is not inlined, so kw and cin are not constants here).
+        // every index of the inner loop (the compiler keeps this function out of line, so kw and cin are not
+        // constants here even where the caller passes literals).
         let step2 = step &* 2, step3 = step &* 3, tapStep = w.dw &* cin, second = wp1 - wp0
         for ky in kys {
             var tap = x + ((iy0 &+ ky &* w.dh) &* inW &+ ix0) &* cin

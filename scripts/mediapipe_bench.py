@@ -13,17 +13,10 @@ models, 2 hands, confidences 0.5. --workers 1 runs everything in this one proces
 at a time to a pool of N worker processes (concurrent.futures.ProcessPoolExecutor), the loop a user
 writes to use every core. Prints JSON {frames, hands} on standard output.
 """
-import argparse, concurrent.futures, json, os, sys, tempfile, zipfile
+import argparse, concurrent.futures, json, tempfile
 import cv2
 import mediapipe as mp
-
-
-def bundle(models, folder):
-    path = os.path.join(folder, "hand_landmarker.task")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-        z.write(os.path.join(models, "palm_detection_full.tflite"), "hand_detector.tflite")
-        z.write(os.path.join(models, "hand_landmark_full.tflite"), "hand_landmarks_detector.tflite")
-    return path
+from mediapipe_keypoints import bundle  # the same task bundle as the parity runs (this script's folder)
 
 
 def frames_of(path):

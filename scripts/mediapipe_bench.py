@@ -16,19 +16,13 @@ writes to use every core. Prints JSON {frames, hands} on standard output.
 import argparse, concurrent.futures, json, tempfile
 import cv2
 import mediapipe as mp
-from mediapipe_keypoints import bundle  # the same task bundle as the parity runs (this script's folder)
+# The task bundle and OpenCV's reading of a clip, as in the parity runs (this script's folder).
+from mediapipe_keypoints import bundle, pictures
 
 
 def frames_of(path):
-    capture = cv2.VideoCapture(path)
-    if not capture.isOpened():
-        raise SystemExit(f"{path}: OpenCV cannot open this clip")
-    while True:
-        ok, bgr = capture.read()
-        if not ok:
-            break
+    for _, bgr in pictures(path, still=False):
         yield cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-    capture.release()
 
 
 def run_clip(api, task, path):

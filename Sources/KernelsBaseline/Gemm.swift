@@ -97,19 +97,22 @@ enum Gemm {
         }
     }
 
+    /// The six rows a six-row kernel reads: rows past `rowCount` repeat the last valid row.
+    @inline(__always)
+    fileprivate static func sixRows(_ a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int)
+        -> (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>) {
+        let last = rowCount - 1
+        return (a + row * lda, a + (row + min(1, last)) * lda, a + (row + min(2, last)) * lda,
+                a + (row + min(3, last)) * lda, a + (row + min(4, last)) * lda, a + (row + min(5, last)) * lda)
+    }
+
     /// Six rows by sixteen columns: 12 accumulators in registers, one broadcast and two weight loads a step.
     /// Rows past `rowCount` repeat the last valid row and are not stored.
     @inline(__always)
     fileprivate static func microKernel6x16(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
                                 panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         let k = w.k
-        let last = rowCount - 1
-        let a0 = a + row * lda
-        let a1 = a + (row + min(1, last)) * lda
-        let a2 = a + (row + min(2, last)) * lda
-        let a3 = a + (row + min(3, last)) * lda
-        let a4 = a + (row + min(4, last)) * lda
-        let a5 = a + (row + min(5, last)) * lda
+        let (a0, a1, a2, a3, a4, a5) = sixRows(a, lda: lda, row: row, rowCount: rowCount)
         let col = panel * 16
         let b0 = load8(w.bias.pointer + col), b1 = load8(w.bias.pointer + col + 8)
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
@@ -140,13 +143,7 @@ enum Gemm {
     fileprivate static func microKernel6x8(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights,
                                            panel: Int, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         let k = w.k
-        let last = rowCount - 1
-        let a0 = a + row * lda
-        let a1 = a + (row + min(1, last)) * lda
-        let a2 = a + (row + min(2, last)) * lda
-        let a3 = a + (row + min(3, last)) * lda
-        let a4 = a + (row + min(4, last)) * lda
-        let a5 = a + (row + min(5, last)) * lda
+        let (a0, a1, a2, a3, a4, a5) = sixRows(a, lda: lda, row: row, rowCount: rowCount)
         let col = panel * 16
         let b0 = load8(w.bias.pointer + col)
         var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0

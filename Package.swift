@@ -50,13 +50,14 @@ let package = Package(
         .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
         .target(name: "KernelsBaseline", dependencies: ["Kernels"], swiftSettings: baselineSettings),
-        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline"] + kernelVariants.map { .target(name: $0.name) }),
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", .product(name: "Crypto", package: "swift-crypto")]
+                + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints"),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
         .target(name: "Datasets", dependencies: ["Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Extraction", dependencies: ["VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
         .executableTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import Inference
 import KeypointFormats
 import Keypoints
 
@@ -29,6 +30,9 @@ public struct ExtractionPipeline {
     public var overwrite: Bool
     /// The files written for each input (the keypoint file always among them).
     public var formats: [OutputFormat] = [.json]
+    /// Where the workers share their packed weights (one copy however many workers run); nil: each
+    /// worker keeps its own.
+    public var sharing: SharedConstants?
 
     public init(modelsDirectory: URL, complexity: HandTrackerOptions.Complexity, jobs: Int, overwrite: Bool,
                 settings: @escaping @Sendable (Bool) -> HandTrackerOptions) throws {
@@ -58,6 +62,7 @@ public struct ExtractionPipeline {
         let decodeThreads = jobCount == 1 ? 0 : max(1, cores / jobCount)
         let workerArguments = ["--models", modelsDirectory.path, "--complexity", models.complexity.rawValue,
                                "--threads", "\(engineThreads)", "--decode-threads", "\(decodeThreads)"]
+            + (sharing.map { ["--shared-constants", $0.directory.path] } ?? [])
         // A failure is recorded beside the outputs (for `status`) and reported.
         func failed(_ item: InputFiles.Item, _ reason: String) {
             FailureRecord(input: item.relative, reason: reason).write(in: root)

@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import Inference
 import KeypointFormats
 import Keypoints
 
@@ -32,15 +33,17 @@ public enum ExtractionWorker {
 
     /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
     public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, decodeThreads: Int = 0,
-                             readLine: () -> String?, send: (Data) -> Void) throws {
+                             sharing: SharedConstants? = nil, readLine: () -> String?, send: (Data) -> Void) throws {
         // The supervisor ignores SIGINT and SIGTERM while it runs, and children inherit ignored signals: give
         // them back their default action so the supervisor's SIGTERM stops this worker.
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]
-        let models = try HandModels(directory: directory, complexity: complexity)
+        let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing)
         let tool = KeypointFile.Tool.handpose
-        var trackers: [HandTrackerOptions: HandTracker] = [:]
+        // One tracker for every job: its plans hold the weights, so stills and clips (different settings)
+        // share them rather than each settings' tracker holding a copy.
+        var tracker: HandTracker?
         func emit(_ event: ExtractionEvent) {
             var data = try! JSONEncoder().encode(event)
             data.append(0x0A)
@@ -51,12 +54,15 @@ public enum ExtractionWorker {
             if let crashOn, URL(fileURLWithPath: job.input).lastPathComponent == crashOn { raise(SIGSEGV) }
             var sent = Date()
             do {
-                if trackers[job.options] == nil {
-                    trackers[job.options] = try HandTracker(models: models, options: job.options, threads: threads)
+                guard job.options.model == complexity else {
+                    throw ExtractionError.input(path: job.input, reason: "the worker runs the \(complexity.rawValue) models, the job asks for \(job.options.model.rawValue)")
+                }
+                if let tracker { tracker.options = job.options } else {
+                    tracker = try HandTracker(models: models, options: job.options, threads: threads)
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: trackers[job.options]!, tool: tool, formats: job.formats,
+                                                             tracker: tracker!, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))

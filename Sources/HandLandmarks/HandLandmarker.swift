@@ -10,8 +10,8 @@ public final class HandLandmarker {
     /// Time spent so far (its landmark fields).
     var timings = HandTracker.Timings()
 
-    public init(model: TFLiteModel, threads: Int) throws {
-        plan = try ExecutionPlan(model: model, threads: threads)
+    public init(model: TFLiteModel, threads: Int, sharing: SharedConstants? = nil) throws {
+        plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing)
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 

@@ -9,14 +9,18 @@ public final class HandModels {
     /// File name to SHA-256 (hex) of the files loaded.
     public let hashes: [String: String]
     public let complexity: HandTrackerOptions.Complexity
+    /// Where plans of these models share their packed weights with other processes (nil: each plan
+    /// keeps its own copy).
+    public let sharing: SharedConstants?
 
     /// The palm and landmark model files of `complexity`.
     public static func fileNames(_ complexity: HandTrackerOptions.Complexity) -> [String] {
         ["palm_detection_\(complexity.rawValue).tflite", "hand_landmark_\(complexity.rawValue).tflite"]
     }
 
-    public init(directory: URL, complexity: HandTrackerOptions.Complexity) throws {
+    public init(directory: URL, complexity: HandTrackerOptions.Complexity, sharing: SharedConstants? = nil) throws {
         self.complexity = complexity
+        self.sharing = sharing
         let (palmName, landmarkName) = (Self.fileNames(complexity)[0], Self.fileNames(complexity)[1])
         let palmURL = directory.appendingPathComponent(palmName), landmarkURL = directory.appendingPathComponent(landmarkName)
         for url in [palmURL, landmarkURL] where !FileManager.default.fileExists(atPath: url.path) {

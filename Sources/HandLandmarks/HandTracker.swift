@@ -42,7 +42,16 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
 /// landmarks and palm detection runs only while fewer than `maxHands` hands are tracked; in image
 /// mode every frame is detected afresh.
 public final class HandTracker {
-    public let options: HandTrackerOptions
+    /// The tracker's settings. Changing them forgets tracked hands (as `reset` does) and keeps the
+    /// planned models, so clips and stills of one run share one copy of the weights; `options.model`
+    /// must stay the complexity of `models`.
+    public var options: HandTrackerOptions {
+        didSet {
+            precondition(options.model == models.complexity, "a tracker's models are \(models.complexity.rawValue), not \(options.model.rawValue)")
+            palms.minScore = options.minDetectionConfidence
+            reset()
+        }
+    }
     public let models: HandModels
     let palms: PalmDetector
     let landmarker: HandLandmarker
@@ -83,8 +92,8 @@ public final class HandTracker {
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
         self.options = options
         self.models = models
-        palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence)
-        landmarker = try HandLandmarker(model: models.landmark, threads: threads)
+        palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence, sharing: models.sharing)
+        landmarker = try HandLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
     }
 
     /// Forgets tracked hands and times (call between clips).

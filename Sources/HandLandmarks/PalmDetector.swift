@@ -25,8 +25,8 @@ public final class PalmDetector {
     /// Time spent so far (its palm fields).
     var timings = HandTracker.Timings()
 
-    public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5) throws {
-        plan = try ExecutionPlan(model: model, threads: threads)
+    public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5, sharing: SharedConstants? = nil) throws {
+        plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing)
         anchors = Self.makeAnchors()
         self.minScore = minScore
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)

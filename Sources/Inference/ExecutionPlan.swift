@@ -12,6 +12,8 @@ public final class ExecutionPlan {
     public let arenaBytes: Int
     /// Bytes of per-thread im2col scratch.
     public let scratchBytes: Int
+    /// The packed constants are read from a `SharedConstants` file (not a private copy).
+    public let constantsShared: Bool
     public var inputs: [TensorInfo] { model.inputs.map { model.tensors[$0] } }
     public var outputs: [TensorInfo] { model.outputs.map { model.tensors[$0] } }
     /// Steps after fusion, for reports.
@@ -28,8 +30,10 @@ public final class ExecutionPlan {
     private let kernels: any KernelSet
 
     /// Plans `model` to run on `threads` threads (default: every core) with the kernels of `isa`
-    /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`).
-    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil) throws {
+    /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`); with `sharing`, the packed
+    /// constants are read from a file other processes planning the same model map too.
+    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
+                sharing: SharedConstants? = nil) throws {
         self.model = model
         self.threads = max(1, threads)
         kernels = try KernelSelection.kernels(try isa ?? KernelSelection.best())
@@ -46,6 +50,10 @@ public final class ExecutionPlan {
         arena = FloatBuffer(count: total)
         arenaBytes = total * 4
         pool = self.threads > 1 ? WorkerPool(workers: self.threads - 1) : nil
+        // The constants now live in the steps; the model's file pages need not stay in memory.
+        model.releasePages()
+        var seen = Set<ObjectIdentifier>()
+        constantsShared = sharing?.share(built.flatMap(\.constants).filter { seen.insert(ObjectIdentifier($0)).inserted }) ?? false
     }
 
     deinit { pool?.stop() }
@@ -150,6 +158,8 @@ protocol Step {
     var reads: [Int] { get }
     var writes: [Int] { get }
     var scratchCount: Int { get }
+    /// The weights, biases and slopes the step reads (packed at planning, never written after).
+    var constants: [FloatBuffer] { get }
     var multiplyAdds: Int { get }
     var description: String { get }
     func run(_ ctx: RunContext)
@@ -157,6 +167,7 @@ protocol Step {
 
 extension Step {
     var scratchCount: Int { 0 }
+    var constants: [FloatBuffer] { [] }
     var multiplyAdds: Int { 0 }
     /// What the profile prints: the kernel, its shapes and options.
     var description: String { String(describing: type(of: self)) }

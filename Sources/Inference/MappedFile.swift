@@ -24,5 +24,12 @@ final class MappedFile {
         bytes = UnsafeRawBufferPointer(start: p, count: size)
     }
 
+    /// Drops the pages read so far from this process's memory; they are read from the file again if
+    /// touched. A model's weights are copied into its plans, so the mapped copy need not stay resident
+    /// (it would count in every worker's memory).
+    func releasePages() {
+        if let base { _ = madvise(base, bytes.count, MADV_DONTNEED) }
+    }
+
     deinit { if let base { munmap(base, bytes.count) } }
 }

@@ -10,6 +10,7 @@ struct ConvStep: Step {
 
     var reads: [Int] { [input] + (residual.map { [$0] } ?? []) }
     var writes: [Int] { [output] }
+    var constants: [FloatBuffer] { [conv.weights.data, conv.weights.bias] + (alpha.map { [$0] } ?? []) }
     var scratchCount: Int { conv.scratchCount }
     var multiplyAdds: Int { conv.output.h * conv.output.w * conv.weights.k * conv.output.c }
     var description: String {
@@ -38,6 +39,7 @@ struct DepthwiseStep: Step {
         let w = conv.window
         return "depthwise \(w.kh)x\(w.kw)/\(w.sh) \(conv.input) -> \(conv.output) \(conv.activation)"
     }
+    var constants: [FloatBuffer] { [conv.weights, conv.bias] }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
 
@@ -92,6 +94,7 @@ struct PReluStep: Step {
     let input: Int, output: Int
     let alpha: FloatBuffer
     let channels: Int, pixels: Int
+    var constants: [FloatBuffer] { [alpha] }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
     func run(_ ctx: RunContext) {
@@ -156,6 +159,7 @@ struct FullyConnectedStep: Step {
     let fc: FullyConnected
     let input: Int, output: Int, batch: Int
     var multiplyAdds: Int { batch * fc.k * fc.n }
+    var constants: [FloatBuffer] { [fc.weights, fc.bias] }
     var reads: [Int] { [input] }
     var writes: [Int] { [output] }
     func run(_ ctx: RunContext) { ctx.kernels.fullyConnected(fc, ctx.pointer(input), ctx.pointer(output), batch: batch) }

@@ -20,6 +20,9 @@ public final class TFLiteModel {
     }
     func isConstant(_ tensor: Int) -> Bool { constantBytes(tensor) != nil }
 
+    /// Gives back the memory of the file's pages read so far (see `MappedFile.releasePages`).
+    func releasePages() { file.releasePages() }
+
     public convenience init(path: String) throws {
         try self.init(file: try MappedFile(path: path), path: path)
     }
@@ -88,6 +91,8 @@ public final class TFLiteModel {
                                       options: try Self.readOptions(code, options, index: i, path: path)))
         }
         self.operators = operators
+        // Reading touched only the graph's tables; planning reads the weights.
+        file.releasePages()
     }
 
     private static func readOptions(_ code: BuiltinOperator, _ t: FBTable?, index: Int, path: String) throws -> OperatorOptions {

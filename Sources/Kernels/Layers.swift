@@ -6,8 +6,11 @@ import Darwin
 
 /// Memory the engine owns: 64-byte aligned, freed with its owner.
 public final class FloatBuffer {
-    public let pointer: UnsafeMutablePointer<Float>
+    public private(set) var pointer: UnsafeMutablePointer<Float>
     public let count: Int
+    /// What keeps `pointer` valid once the buffer reads a shared copy (see `useSharedCopy`).
+    private var sharedOwner: AnyObject?
+
     public init(count: Int, zeroed: Bool = true) {
         self.count = count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 4, alignment: 64)
@@ -18,7 +21,17 @@ public final class FloatBuffer {
         self.init(count: values.count, zeroed: false)
         values.withUnsafeBufferPointer { pointer.initialize(from: $0.baseAddress!, count: values.count) }
     }
-    deinit { UnsafeMutableRawPointer(pointer).deallocate() }
+
+    /// Reads `copy` from now on and frees its own memory. `copy` holds the same `count` floats, is
+    /// never written, is 64-byte aligned and stays valid while `owner` lives. Only for constants.
+    public func useSharedCopy(_ copy: UnsafePointer<Float>, owner: AnyObject) {
+        precondition(sharedOwner == nil, "a buffer moves to a shared copy once")
+        UnsafeMutableRawPointer(pointer).deallocate()
+        pointer = UnsafeMutablePointer(mutating: copy)
+        sharedOwner = owner
+    }
+
+    deinit { if sharedOwner == nil { UnsafeMutableRawPointer(pointer).deallocate() } }
 }
 
 /// Weights of a matrix product `C[M x N] = A[M x K] * W[K x N]`, packed once at load in panels

@@ -2,6 +2,7 @@ import ArgumentParser
 import Extraction
 import Foundation
 import HandLandmarks
+import Inference
 
 /// The extraction settings, under the same names wherever keypoints are made (`extract`, and `export`
 /// for clips without keypoints): one set of flags, one meaning.
@@ -31,7 +32,8 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
     var legacy = false
 
-    @Option(help: "Files processed at once, each in a worker process (default: the number of cores).")
+    @Option(help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
+                               discussion: "The workers (and other handpose runs on the machine) share one copy of the packed weights, a file under $HANDPOSE_CACHE/weights (default $XDG_CACHE_HOME/handpose/weights, i.e. ~/.cache/handpose/weights), checked byte for byte before use; HANDPOSE_CACHE= (empty) gives each worker its own copy. The folder can be deleted at any time."))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Folder with the .tflite models.",
@@ -65,8 +67,10 @@ struct ExtractionFlags: ParsableArguments {
         let flags = self
         do {
             let folder = try ModelLocator(explicit: models).folder(for: model)
-            return try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
-                                          overwrite: overwrite) { flags.options(forStill: $0) }
+            var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
+                                                  overwrite: overwrite) { flags.options(forStill: $0) }
+            pipeline.sharing = SharedConstants.standard()
+            return pipeline
         } catch {
             throw ValidationError("\(error)")
         }

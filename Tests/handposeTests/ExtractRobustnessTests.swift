@@ -65,12 +65,18 @@ final class ExtractRobustnessTests: XCTestCase {
         let clean = dir.appendingPathComponent("clean").path, out = dir.appendingPathComponent("out").path
         // Every output format, so a worker's death must take the temporary files of all four with it.
         let formats = ["--format", "json,pose,csv,npz"]
-        let (cleanCode, cleanText) = try handpose(["extract", good.path, "-o", clean, "--models", models, "--jobs", "2"] + formats)
+        // The clean run's workers keep private weights; the other run's share them through a cache folder,
+        // which must not change a byte of the keypoints.
+        let (cleanCode, cleanText) = try handpose(["extract", good.path, "-o", clean, "--models", models, "--jobs", "2"] + formats,
+                                                  environment: ["HANDPOSE_CACHE": ""])
         XCTAssertEqual(cleanCode, 0, cleanText)
-        let crash = [ExtractWorkerHook.variable: "poison.mp4"]
+        let cache = dir.appendingPathComponent("cache")
+        let crash = [ExtractWorkerHook.variable: "poison.mp4", "HANDPOSE_CACHE": cache.path]
         let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"] + formats, environment: crash)
         XCTAssertEqual(code, 1, text)
         XCTAssertTrue(text.contains("10 files: 5 done, 0 skipped, 1 incomplete, 4 failed"), text)
+        let shared = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("weights").path)
+        XCTAssertEqual(shared.filter { $0.hasSuffix(".f32") }.count, 2, "palm and landmark weights: \(shared)")
         for (name, reason) in [("random.jpg", "cannot decode its first frame"), ("empty.mp4", "not a video or image"),
                                ("text.png", "cannot decode its first frame"),
                                ("poison.mp4", "crashed (signal 11, SIGSEGV)"), ("truncated.mp4", "frames kept")] {

@@ -25,18 +25,51 @@ enum DepthwiseKernel {
             let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, vecC: vecC, inW: inW, sw: sw, dh: dh,
                                 tapStep: tapStep, padLeft: window.padLeft, iy0: iy0, kyLo: kyLo, kyHi: kyHi,
                                 lo: lo, hi: hi, bounds: bounds)
-            // Left and right borders: one pixel at a time with clipped taps.
-            for ox in 0..<outW where ox < oxFirst || ox >= oxEnd {
-                let ix0 = ox &* sw &- window.padLeft
-                let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
-                row.pixel(ox, taps: kxLo..<kxHi, kw: kw)
-            }
-            // Interior: whole windows, so no clipping. Specialised for the models' 3x3 and 5x5
-            // kernels so the tap loop unrolls.
-            switch kw {
-            case 3: row.interior(kw: 3, from: oxFirst, to: oxEnd)
-            case 5: row.interior(kw: 5, from: oxFirst, to: oxEnd)
-            default: row.interior(kw: kw, from: oxFirst, to: oxEnd)
+            if sw == 1 && dw == 1 && (kw == 3 || kw == 5) {
+                // Stride 1: border pixels and the interior's leftovers go in groups of four too (reading
+                // zeros outside the input) where enough of them share a group: on a 7x7 or 14x14 map
+                // with a 5x5 kernel most pixels touch the border. A group costs about what two 5x5 or
+                // three 3x3 single pixels cost (measured), so fewer go one at a time.
+                let fewest = kw == 3 ? 3 : 2
+                @inline(__always) func single(_ ox: Int) {
+                    let ix0 = ox &- window.padLeft
+                    let kxLo = max(0, -ix0)
+                    row.pixel(ox, taps: kxLo..<max(kxLo, min(kw, inW &- ix0)), kw: kw)
+                }
+                var ox = 0
+                if oxFirst >= fewest {
+                    while ox < oxFirst {
+                        row.edgeGroup(kw: kw, ox: ox, count: min(4, outW &- ox))
+                        ox &+= 4
+                    }
+                } else {
+                    while ox < oxFirst { single(ox); ox &+= 1 }
+                }
+                ox = kw == 3 ? row.interior(kw: 3, from: ox, to: oxEnd) : row.interior(kw: 5, from: ox, to: oxEnd)
+                if outW &- ox >= fewest {
+                    while ox < outW {
+                        row.edgeGroup(kw: kw, ox: ox, count: min(4, outW &- ox))
+                        ox &+= 4
+                    }
+                } else {
+                    while ox < outW { single(ox); ox &+= 1 }
+                }
+            } else {
+                // Left and right borders: one pixel at a time with clipped taps.
+                for ox in 0..<outW where ox < oxFirst || ox >= oxEnd {
+                    let ix0 = ox &* sw &- window.padLeft
+                    let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
+                    row.pixel(ox, taps: kxLo..<kxHi, kw: kw)
+                }
+                // Interior: whole windows, so no clipping. Specialised for the models' 3x3 and 5x5
+                // kernels so the tap loop unrolls.
+                let end: Int
+                switch kw {
+                case 3: end = row.interior(kw: 3, from: oxFirst, to: oxEnd)
+                case 5: end = row.interior(kw: 5, from: oxFirst, to: oxEnd)
+                default: end = row.interior(kw: kw, from: oxFirst, to: oxEnd)
+                }
+                for ox in end..<oxEnd { row.pixel(ox, taps: 0..<kw, kw: kw) }
             }
             var ch = vecC
             // Channels past the last multiple of eight.
@@ -71,8 +104,10 @@ private struct RowKernel {
     let lo: Float8, hi: Float8
     let bounds: (lo: Float, hi: Float)
 
+    /// Interior pixels from `oxFirst` in groups of four while a whole group fits before `oxEnd`;
+    /// returns the first pixel not done.
     @inline(__always)
-    func interior(kw: Int, from oxFirst: Int, to oxEnd: Int) {
+    func interior(kw: Int, from oxFirst: Int, to oxEnd: Int) -> Int {
         let pixelStep: Int = sw &* c
         var ox = oxFirst
         while ox + 4 <= oxEnd {
@@ -161,9 +196,48 @@ private struct RowKernel {
             }
             ox &+= 4
         }
-        while ox < oxEnd {
-            pixel(ox, taps: 0..<kw, kw: kw)
-            ox &+= 1
+        return ox
+    }
+
+    /// Stride 1, 3x3 or 5x5: output pixels `ox..<ox + count` (count 1-4) as one group of four, input
+    /// columns outside the input read as zero (adding 0 x w leaves a sum as it is, so the results
+    /// are those of `pixel` with clipped taps). Pixels past `count` are computed and not stored.
+    @inline(__always)
+    func edgeGroup(kw: Int, ox: Int, count: Int) {
+        let ix0 = ox &- padLeft
+        let o = outRow + ox &* c
+        let zero = Float8(repeating: 0)
+        var ch = 0
+        while ch < vecC {
+            let bv = load8(b + ch)
+            var a0 = bv, a1 = bv, a2 = bv, a3 = bv
+            for ky in kyLo..<kyHi {
+                let rowStart = x + ((iy0 &+ ky &* dh) &* inW &* c &+ ch)
+                let q = w + (ky &* kw &* c &+ ch)
+                @inline(__always) func column(_ j: Int) -> Float8 {
+                    let ix = ix0 &+ j
+                    return ix >= 0 && ix < inW ? load8(rowStart + ix &* c) : zero
+                }
+                let i0 = column(0), i1 = column(1), i2 = column(2), i3 = column(3), i4 = column(4), i5 = column(5)
+                var wv = load8(q)
+                a0 = fma8(a0, i0, wv); a1 = fma8(a1, i1, wv); a2 = fma8(a2, i2, wv); a3 = fma8(a3, i3, wv)
+                wv = load8(q + c)
+                a0 = fma8(a0, i1, wv); a1 = fma8(a1, i2, wv); a2 = fma8(a2, i3, wv); a3 = fma8(a3, i4, wv)
+                wv = load8(q + 2 &* c)
+                a0 = fma8(a0, i2, wv); a1 = fma8(a1, i3, wv); a2 = fma8(a2, i4, wv); a3 = fma8(a3, i5, wv)
+                if kw == 5 {
+                    let i6 = column(6), i7 = column(7)
+                    wv = load8(q + 3 &* c)
+                    a0 = fma8(a0, i3, wv); a1 = fma8(a1, i4, wv); a2 = fma8(a2, i5, wv); a3 = fma8(a3, i6, wv)
+                    wv = load8(q + 4 &* c)
+                    a0 = fma8(a0, i4, wv); a1 = fma8(a1, i5, wv); a2 = fma8(a2, i6, wv); a3 = fma8(a3, i7, wv)
+                }
+            }
+            store8(clamp8(a0, lo, hi), o + ch)
+            if count > 1 { store8(clamp8(a1, lo, hi), o + (c &+ ch)) }
+            if count > 2 { store8(clamp8(a2, lo, hi), o + (2 &* c &+ ch)) }
+            if count > 3 { store8(clamp8(a3, lo, hi), o + (3 &* c &+ ch)) }
+            ch &+= 8
         }
     }
 

@@ -180,6 +180,11 @@ final class KernelTests: XCTestCase {
             (HWC(12, 12, 32), 5, 1, .same), (HWC(12, 11, 24), 5, 2, .same), (HWC(7, 9, 13), 3, 1, .same),
             (HWC(8, 8, 8), 3, 2, .valid), (HWC(3, 17, 20), 5, 1, .same), (HWC(2, 2, 9), 3, 1, .same),
             (HWC(6, 13, 48), 3, 1, .same), (HWC(9, 15, 40), 5, 2, .same), (HWC(5, 10, 16), 5, 1, .valid),
+            // Stride 1 with border groups of four (reading zeros outside): both sides of a 7-wide map, a
+            // right side of two, a map narrower than the padding, a 3x3 right side of three, a valid
+            // window whose group runs past the input.
+            (HWC(7, 7, 24), 5, 1, .same), (HWC(3, 14, 16), 5, 1, .same), (HWC(4, 1, 8), 5, 1, .same),
+            (HWC(4, 8, 16), 3, 1, .same), (HWC(6, 6, 8), 5, 1, .valid),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

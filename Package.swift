@@ -6,17 +6,19 @@ import PackageDescription
 // chooses one at run time. No other target gets CPU flags, so one binary runs on every x86-64 CPU.
 // HANDPOSE_FMA makes the kernels use fused multiply-add, a library call per lane where the target
 // lacks FMA (x86-64 before v3); arm64 has it in its base instruction set.
+// No kernel checks exclusive access at run time: a kernel reads weight pointers held by classes (shared
+// weights replace them once, at planning), and the check was a runtime call per read in every tile.
 #if arch(x86_64)
 let kernelVariants: [Target] = [
     .target(name: "KernelsAVX2", dependencies: ["Kernels"],
-            swiftSettings: [.unsafeFlags(["-target-cpu", "haswell"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX2")]),
+            swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX2")]),
     .target(name: "KernelsAVX512", dependencies: ["Kernels"],
-            swiftSettings: [.unsafeFlags(["-target-cpu", "skylake-avx512"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
+            swiftSettings: [.unsafeFlags(["-target-cpu", "skylake-avx512", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
 ]
-let baselineSettings: [SwiftSetting] = []
+let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 #else
 let kernelVariants: [Target] = []
-let baselineSettings: [SwiftSetting] = [.define("HANDPOSE_FMA")]
+let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA")]
 #endif
 
 // Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> Extraction -> keypoint files

@@ -6,6 +6,8 @@ import Darwin
 
 /// Memory the engine owns: 64-byte aligned, freed with its owner.
 public final class FloatBuffer {
+    /// Written once at most, at planning (`useSharedCopy`); the kernel modules read it without a
+    /// run-time exclusivity check (Package.swift).
     public private(set) var pointer: UnsafeMutablePointer<Float>
     public let count: Int
     /// What keeps `pointer` valid once the buffer reads a shared copy (see `useSharedCopy`).

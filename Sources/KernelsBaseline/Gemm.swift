@@ -18,6 +18,11 @@ extension Epilogue {
 /// optimiser to inline: some thirty calls a tile, 10% of a model's time). File-private, as everything that
 /// takes it: an internal struct's value-copying helper would be a weak symbol shared by name with other
 /// modules (see KernelVariantBuildTests); `DirectConv` lives in this file for that reason.
+/// `min` in the GEMM's driver: the optimiser left the standard library's a call there, to a
+/// specialisation every module emits under one name (see KernelVariantBuildTests).
+@_transparent
+fileprivate func smaller(_ a: Int, _ b: Int) -> Int { a < b ? a : b }
+
 fileprivate struct VectorEpilogue {
     let epilogue: Epilogue
     let lo: Float8, hi: Float8, residualLo: Float8, residualHi: Float8
@@ -43,7 +48,7 @@ fileprivate struct VectorEpilogue {
     }
 
     #if HANDPOSE_AVX512
-    @inline(__always)
+    @_transparent
     func apply(_ v: SIMD16<Float>, row: Int, column: Int, ldc: Int) -> SIMD16<Float> {
         var v = clamp16(v, bounds.lo, bounds.hi)
         if let residual = epilogue.residual {
@@ -64,7 +69,7 @@ enum Gemm {
         let epilogue = VectorEpilogue(epilogue)
         var r0 = rows.lowerBound
         while r0 < rows.upperBound {
-            let r1 = min(r0 + chunk, rows.upperBound)
+            let r1 = smaller(r0 + chunk, rows.upperBound)
             for p in 0..<w.panels {
                 var r = r0
                 #if HANDPOSE_AVX512
@@ -77,13 +82,13 @@ enum Gemm {
                 // landmark model, 2 and 6 in the palm model's heads): half the products.
                 if w.n - p * 16 <= 8 {
                     while r + 2 < r1 {
-                        microKernel6x8(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
+                        microKernel6x8(a: a, lda: lda, row: r, rowCount: smaller(6, r1 - r), w: w, panel: p,
                                        c: c, ldc: ldc, epilogue: epilogue)
                         r += 6
                     }
                 }
                 while r + 2 < r1 {
-                    microKernel6x16(a: a, lda: lda, row: r, rowCount: min(6, r1 - r), w: w, panel: p,
+                    microKernel6x16(a: a, lda: lda, row: r, rowCount: smaller(6, r1 - r), w: w, panel: p,
                                     c: c, ldc: ldc, epilogue: epilogue)
                     r += 6
                 }
@@ -129,6 +134,15 @@ enum Gemm {
             wp += 16
         }
         let width = min(16, w.n - col)
+        if width == 16 && rowCount == 6 {
+            storeFull(c00, c01, row: row, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeFull(c10, c11, row: row + 1, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeFull(c20, c21, row: row + 2, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeFull(c30, c31, row: row + 3, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeFull(c40, c41, row: row + 4, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeFull(c50, c51, row: row + 5, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            return
+        }
         store(c00, c01, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         if rowCount > 1 { store(c10, c11, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 2 { store(c20, c21, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
@@ -159,6 +173,15 @@ enum Gemm {
             wp += 16
         }
         let width = w.n - col, zero = Float8()
+        if width == 8 && rowCount == 6 {
+            storeEight(c0, row: row, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeEight(c1, row: row + 1, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeEight(c2, row: row + 2, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeEight(c3, row: row + 3, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeEight(c4, row: row + 4, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            storeEight(c5, row: row + 5, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            return
+        }
         store(c0, zero, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         if rowCount > 1 { store(c1, zero, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 2 { store(c2, zero, row: row + 2, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
@@ -184,6 +207,11 @@ enum Gemm {
             wp += 16
         }
         let width = min(16, w.n - col)
+        if width == 16 {
+            storeFull(c00, c01, row: row, col: col, c: c, ldc: ldc, epilogue: epilogue)
+            if rowCount > 1 { storeFull(c10, c11, row: row + 1, col: col, c: c, ldc: ldc, epilogue: epilogue) }
+            return
+        }
         store(c00, c01, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         if rowCount > 1 { store(c10, c11, row: row + 1, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
     }
@@ -265,23 +293,44 @@ enum Gemm {
     fileprivate static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
                       c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
         if width == 16 {
-            // Straight-line: the optimiser leaves `apply` a call here.
-            var x = clamp8(v0, epilogue.lo, epilogue.hi), y = clamp8(v1, epilogue.lo, epilogue.hi)
-            if let residual = epilogue.epilogue.residual {
-                let r = residual + (row &* ldc &+ col)
-                x = clamp8(x + load8(r), epilogue.residualLo, epilogue.residualHi)
-                y = clamp8(y + load8(r + 8), epilogue.residualLo, epilogue.residualHi)
-            }
-            if let alpha = epilogue.epilogue.alpha {
-                x = x.replacing(with: x * load8(alpha + col), where: x .< 0)
-                y = y.replacing(with: y * load8(alpha + (col &+ 8)), where: y .< 0)
-            }
-            let out = c + (row &* ldc &+ col)
-            store8(x, out)
-            store8(y, out + 8)
+            storeFull(v0, v1, row: row, col: col, c: c, ldc: ldc, epilogue: epilogue)
         } else {
             storePartial(v0, v1, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
         }
+    }
+
+    /// Sixteen values of row `row` from column `col`, all kept. Straight-line (the optimiser leaves
+    /// `apply` a call here) and small, so that it inlines into the kernels: `store` with its partial
+    /// branch stayed a call, and a call spills every accumulator of the tile still to be stored.
+    @_transparent
+    fileprivate static func storeFull(_ v0: Float8, _ v1: Float8, row: Int, col: Int,
+                                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        var x = clamp8(v0, epilogue.lo, epilogue.hi), y = clamp8(v1, epilogue.lo, epilogue.hi)
+        if let residual = epilogue.epilogue.residual {
+            let r = residual + (row &* ldc &+ col)
+            x = clamp8(x + load8(r), epilogue.residualLo, epilogue.residualHi)
+            y = clamp8(y + load8(r + 8), epilogue.residualLo, epilogue.residualHi)
+        }
+        if let alpha = epilogue.epilogue.alpha {
+            x = x.replacing(with: x * load8(alpha + col), where: x .< 0)
+            y = y.replacing(with: y * load8(alpha + (col &+ 8)), where: y .< 0)
+        }
+        let out = c + (row &* ldc &+ col)
+        store8(x, out)
+        store8(y, out + 8)
+    }
+
+    /// Eight values of row `row` from column `col`, all kept (a last panel eight wide: 24-, 40-wide
+    /// layers), inlined as `storeFull` is.
+    @_transparent
+    fileprivate static func storeEight(_ v: Float8, row: Int, col: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                                       epilogue: VectorEpilogue) {
+        var x = clamp8(v, epilogue.lo, epilogue.hi)
+        if let residual = epilogue.epilogue.residual {
+            x = clamp8(x + load8(residual + (row &* ldc &+ col)), epilogue.residualLo, epilogue.residualHi)
+        }
+        if let alpha = epilogue.epilogue.alpha { x = x.replacing(with: x * load8(alpha + col), where: x .< 0) }
+        store8(x, c + (row &* ldc &+ col))
     }
 
     /// A partial panel (the last of a layer whose width is not a multiple of 16): a full first half as a
@@ -436,6 +485,18 @@ enum DirectConv {
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c, zero = Float8()
+        if width == 8 && epilogue.epilogue.residual == nil && epilogue.epilogue.alpha == nil {
+            // The landmark models' first layer (24 outputs, ReLU6), straight-line: `Gemm.store` stays a call
+            // here, and every call spilled the accumulators still waiting (measured: stores cost about as much
+            // as the products).
+            let (lo, hi) = (epilogue.lo, epilogue.hi)
+            let o0 = y + p &* ldc, o1 = o0 + ldc, o2 = o1 + ldc, o3 = o2 + ldc
+            store8(clamp8(a0, lo, hi), o0); store8(clamp8(c0, lo, hi), o0 + 8); store8(clamp8(d0, lo, hi), o0 + 16)
+            store8(clamp8(a1, lo, hi), o1); store8(clamp8(c1, lo, hi), o1 + 8); store8(clamp8(d1, lo, hi), o1 + 16)
+            store8(clamp8(a2, lo, hi), o2); store8(clamp8(c2, lo, hi), o2 + 8); store8(clamp8(d2, lo, hi), o2 + 16)
+            store8(clamp8(a3, lo, hi), o3); store8(clamp8(c3, lo, hi), o3 + 8); store8(clamp8(d3, lo, hi), o3 + 16)
+            return
+        }
         Gemm.store(a0, c0, row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(a1, c1, row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(a2, c2, row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
@@ -473,6 +534,23 @@ enum DirectConv {
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c
+        if width == 16 && epilogue.epilogue.residual == nil {
+            // The palm models' first layer (32 outputs, PReLU), straight-line as in `group24`.
+            let (lo, hi) = (epilogue.lo, epilogue.hi)
+            var x0 = clamp8(a0, lo, hi), x1 = clamp8(c0, lo, hi), x2 = clamp8(d0, lo, hi), x3 = clamp8(e0, lo, hi)
+            var z0 = clamp8(a1, lo, hi), z1 = clamp8(c1, lo, hi), z2 = clamp8(d1, lo, hi), z3 = clamp8(e1, lo, hi)
+            if let alpha = epilogue.epilogue.alpha {
+                let s0 = load8(alpha), s1 = load8(alpha + 8), s2 = load8(alpha + 16), s3 = load8(alpha + 24)
+                x0 = x0.replacing(with: x0 * s0, where: x0 .< 0); x1 = x1.replacing(with: x1 * s1, where: x1 .< 0)
+                x2 = x2.replacing(with: x2 * s2, where: x2 .< 0); x3 = x3.replacing(with: x3 * s3, where: x3 .< 0)
+                z0 = z0.replacing(with: z0 * s0, where: z0 .< 0); z1 = z1.replacing(with: z1 * s1, where: z1 .< 0)
+                z2 = z2.replacing(with: z2 * s2, where: z2 .< 0); z3 = z3.replacing(with: z3 * s3, where: z3 .< 0)
+            }
+            let o0 = y + p &* ldc, o1 = o0 + ldc
+            store8(x0, o0); store8(x1, o0 + 8); store8(x2, o0 + 16); store8(x3, o0 + 24)
+            store8(z0, o1); store8(z1, o1 + 8); store8(z2, o1 + 16); store8(z3, o1 + 24)
+            return
+        }
         Gemm.store(a0, c0, row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(a1, c1, row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
         Gemm.store(d0, e0, row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)

@@ -47,7 +47,7 @@ run: build
 # HandLandmarker (.venv-tasks) in a process pool with a worker per core and in one process, with
 # frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage.
 bench: build bench-setup parity
-	$(BIN) bench models --runs 30 --reference $(PY)
+	$(BIN) bench models --runs 30 --rounds 5 --reference $(PY)
 	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --profile && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi

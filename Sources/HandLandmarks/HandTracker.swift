@@ -90,6 +90,7 @@ public final class HandTracker {
     }
 
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
+        precondition(options.model == models.complexity, "a tracker's models are \(models.complexity.rawValue), not \(options.model.rawValue)")
         self.options = options
         self.models = models
         palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence, sharing: models.sharing)

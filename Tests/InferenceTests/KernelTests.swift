@@ -184,7 +184,7 @@ final class KernelTests: XCTestCase {
             // right side of two, a map narrower than the padding, a 3x3 right side of three, a valid
             // window whose group runs past the input.
             (HWC(7, 7, 24), 5, 1, .same), (HWC(3, 14, 16), 5, 1, .same), (HWC(4, 1, 8), 5, 1, .same),
-            (HWC(4, 8, 16), 3, 1, .same), (HWC(6, 6, 8), 5, 1, .valid),
+            (HWC(4, 8, 16), 3, 1, .same), (HWC(6, 6, 8), 5, 1, .valid), (HWC(3, 3, 8), 5, 1, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

@@ -26,13 +26,13 @@ final class SharedConstantsTests: XCTestCase {
         XCTAssertEqual(files.count, 1, "\(files)")
         XCTAssertTrue(files[0].hasSuffix(".f32"), files[0])
         let file = folder.appendingPathComponent(files[0])
-        let written = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        func inode() throws -> Int? { try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int }
+        let written = try inode()
         let second = try ExecutionPlan(model: model, threads: 2, sharing: sharing)
         XCTAssertTrue(second.constantsShared)
         XCTAssertEqual(try outputs(first, input), expected)
         XCTAssertEqual(try outputs(second, input), expected)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date, written,
-                       "a file that matches is read, not written again")
+        XCTAssertEqual(try inode(), written, "a file that matches is read, not written again")
 
         // A file whose bytes differ (same name, same size) is not used: it is written again.
         var bytes = try Data(contentsOf: file)
@@ -43,6 +43,20 @@ final class SharedConstantsTests: XCTestCase {
         XCTAssertTrue(third.constantsShared)
         XCTAssertEqual(try outputs(third, input), expected)
         XCTAssertNotEqual(try Data(contentsOf: file), bytes, "the damaged file was replaced")
+
+        // A file of another size under the name: replaced too.
+        try FileManager.default.removeItem(at: file)
+        try Data(count: 4096).write(to: file)
+        let fifth = try ExecutionPlan(model: model, threads: 1, sharing: sharing)
+        XCTAssertTrue(fifth.constantsShared)
+        XCTAssertEqual(try outputs(fifth, input), expected)
+        // A file others may write is not used (it could change under the mapping); nor left as it was.
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: file.path)
+        let sixth = try ExecutionPlan(model: model, threads: 1, sharing: sharing)
+        XCTAssertTrue(sixth.constantsShared)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int).map { $0 & 0o022 }, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }, [],
+                       "no temporary file is left")
 
         // A folder that cannot be made (a path under a regular file): the plan keeps its own copy.
         let blocker = folder.appendingPathComponent("not-a-folder")
@@ -58,5 +72,8 @@ final class SharedConstantsTests: XCTestCase {
         XCTAssertNil(SharedConstants.standard(environment: ["HANDPOSE_CACHE": "", "HOME": "/h"]))
         XCTAssertEqual(SharedConstants.standard(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"])?.directory.path, "/x/handpose/weights")
         XCTAssertEqual(SharedConstants.standard(environment: ["HOME": "/h"])?.directory.path, "/h/.cache/handpose/weights")
+        // Relative or empty values are ignored (XDG): the node's /tmp then.
+        XCTAssertEqual(SharedConstants.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": ""])?.directory.path,
+                       "/tmp/handpose-\(getuid())/weights")
     }
 }

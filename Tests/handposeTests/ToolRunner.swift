@@ -15,13 +15,16 @@ enum ToolRunner {
         return try process(binary.path, arguments, environment: environment)
     }
 
+    static let cache = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-tests-cache-\(getpid())")
+
     /// Exit code and standard output + error of any program, run from the checkout.
     static func process(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = arguments
         p.currentDirectoryURL = root
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Shared weights go to a folder of the test run's, not the user's cache, unless a test names one.
+        p.environment = ProcessInfo.processInfo.environment.merging(["HANDPOSE_CACHE": cache.path]) { $1 }.merging(environment) { $1 }
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = pipe

@@ -27,7 +27,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "Timed runs per model and thread count (after 3 warm-up runs).")
     var runs = 30
 
-    @Option(help: "Rounds per model and thread count, ours and the reference alternating; the best round's median counts, so a burst of load on a shared machine does not fall on one side only.")
+    @Option(help: "Rounds; each times every model and thread count in turn, ours and the reference alternating, and the best round's median counts, so a burst of load on a shared machine falls neither on one side only nor on every round of one model.")
     var rounds = 3
 
     @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
@@ -47,7 +47,10 @@ struct BenchModels: ParsableCommand {
     func run() throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
-        var rows: [[String: Any]] = []
+        // Every model and thread count is planned first; then each round times them all in turn, ours and
+        // the reference alternating, so the rounds of one model lie minutes apart and a burst of load on a
+        // shared machine cannot fall on all of them (nor on one side only).
+        var cases: [(name: String, path: String, threads: Int, plan: ExecutionPlan, input: [Float])] = []
         for name in ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite"] {
             let model: TFLiteModel
             let path: String
@@ -63,35 +66,43 @@ struct BenchModels: ParsableCommand {
                 var rng = SystemRandomNumberGenerator()
                 let input = (0..<plan.inputs[0].count).map { _ in Float.random(in: 0...1, using: &rng) }
                 for _ in 0..<3 { try plan.run(input) }
-                var ours: (median: Double, p90: Double)?
-                var ref: (median: Double, p90: Double)?
-                for _ in 0..<rounds {
-                    var times: [Double] = []
-                    for _ in 0..<runs {
-                        let start = DispatchTime.now().uptimeNanoseconds
-                        try plan.run(input)
-                        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                    }
-                    times.sort()
-                    let median = times[times.count / 2], p90 = times[min(times.count - 1, Int(Double(times.count) * 0.9))]
-                    if median < ours?.median ?? .infinity { ours = (median, p90) }
-                    if let reference, let r = try referenceTiming(python: reference, model: path, threads: t),
-                       r.median < ref?.median ?? .infinity { ref = r }
-                }
-                let (median, p90) = ours!
-                var row: [String: Any] = [
-                    "model": name, "threads": t, "isa": plan.isa.rawValue, "median_ms": median, "p90_ms": p90,
-                    "gflops": 2 * Double(plan.multiplyAdds) / median / 1e6,
-                    "arena_mib": Double(plan.arenaBytes) / 1048576,
-                ]
-                if let ref {
-                    row["xnnpack_median_ms"] = ref.median
-                    row["xnnpack_p90_ms"] = ref.p90
-                    row["ratio"] = median / ref.median
-                }
-                rows.append(row)
-                if !json { FileHandle.standardError.write(Data("  \(name) threads=\(t): \(String(format: "%.2f", median)) ms\n".utf8)) }
+                cases.append((name, path, t, plan, input))
             }
+        }
+        var ours = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
+        var ref = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
+        for round in 0..<rounds {
+            for (i, c) in cases.enumerated() {
+                var times: [Double] = []
+                for _ in 0..<runs {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try c.plan.run(c.input)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
+                times.sort()
+                let median = times[times.count / 2], p90 = times[min(times.count - 1, Int(Double(times.count) * 0.9))]
+                if median < ours[i]?.median ?? .infinity { ours[i] = (median, p90) }
+                if let reference, let r = try referenceTiming(python: reference, model: c.path, threads: c.threads),
+                   r.median < ref[i]?.median ?? .infinity { ref[i] = r }
+                if !json {
+                    FileHandle.standardError.write(Data("  round \(round + 1): \(c.name) threads=\(c.threads): \(String(format: "%.2f", median)) ms\n".utf8))
+                }
+            }
+        }
+        var rows: [[String: Any]] = []
+        for (i, c) in cases.enumerated() {
+            let (median, p90) = ours[i]!
+            var row: [String: Any] = [
+                "model": c.name, "threads": c.threads, "isa": c.plan.isa.rawValue, "median_ms": median, "p90_ms": p90,
+                "gflops": 2 * Double(c.plan.multiplyAdds) / median / 1e6,
+                "arena_mib": Double(c.plan.arenaBytes) / 1048576,
+            ]
+            if let r = ref[i] {
+                row["xnnpack_median_ms"] = r.median
+                row["xnnpack_p90_ms"] = r.p90
+                row["ratio"] = median / r.median
+            }
+            rows.append(row)
         }
         if json {
             let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])

@@ -75,7 +75,7 @@ parity: build
 	  done; \
 	}; \
 	floor $(TASKS_PY) tasks reference_tasks; floor $(PY) legacy reference; \
-	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"; \
+	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), jitter, PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"; \
 	echo "tasks, legacy: MediaPipe run here against its stored output (should be 100% and 0.0000: the same MediaPipe)"; \
 	echo "tasks+1%, legacy+1%: the same with 1 added to 1% of the pixels of each frame: the floor under any comparison with MediaPipe"
 

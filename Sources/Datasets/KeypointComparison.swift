@@ -30,6 +30,11 @@ public struct KeypointComparison: Sendable {
     /// The PCK thresholds, in palm sizes, and the joints within each.
     public static let pckThresholds = [0.05, 0.1, 0.2]
     public var jointsWithin = [Int](repeating: 0, count: pckThresholds.count)
+    /// Jitter: for each hand of A whose track (A's `track` numbers) goes on from the previous frame, the
+    /// mean over joints of how far its deviation from the matched B hand moved since that frame, in palm
+    /// sizes. Motion both sides share cancels, so against ground truth this is the estimate's own
+    /// frame-to-frame noise, what smoothing should lower.
+    public var jitters: [Double] = []
 
     public init() {}
 
@@ -49,6 +54,8 @@ public struct KeypointComparison: Sendable {
     }
     public var chiralityAgreement: Double { matchedHands == 0 ? 0 : Double(chiralityAgreements) / Double(matchedHands) }
     public var meanDeviation: Double { deviations.isEmpty ? 0 : deviations.reduce(0, +) / Double(deviations.count) }
+    /// Mean of `jitters`; nil when A has no track going on over two frames (stills, files without tracks).
+    public var meanJitter: Double? { jitters.isEmpty ? nil : jitters.reduce(0, +) / Double(jitters.count) }
     public var p95Deviation: Double {
         guard !deviations.isEmpty else { return 0 }
         let s = deviations.sorted()
@@ -65,6 +72,7 @@ public struct KeypointComparison: Sendable {
         for j in jointDeviationSums.indices { jointDeviationSums[j] += o.jointDeviationSums[j] }
         jointsCompared += o.jointsCompared
         for t in jointsWithin.indices { jointsWithin[t] += o.jointsWithin[t] }
+        jitters += o.jitters
     }
 
     /// Whether some hand of `hands` is another one found twice.
@@ -87,6 +95,8 @@ public struct KeypointComparison: Sendable {
         var result = KeypointComparison()
         let framesB = Dictionary(b.frames.map { ($0.i, $0) }, uniquingKeysWith: { x, _ in x })
         result.unmatchedFrames = abs(a.frames.count - b.frames.count)
+        // Per track of A: the frame it was last seen in and each joint's deviation there, in pixels.
+        var lastDeviation: [Int: (frame: Int, joints: [SIMD2<Double>])] = [:]
         for fa in a.frames {
             guard let fb = framesB[fa.i] else { continue }
             result.frames += 1
@@ -104,12 +114,19 @@ public struct KeypointComparison: Sendable {
                 let palm = max(simdLength(hb.pixel(9, width: W, height: H) - hb.pixel(0, width: W, height: H)), 1e-6)
                 result.deviations.append(meanDistance(ha, hb, width: W, height: H) / palm)
                 if ha.landmarks.count == Joint.count && hb.landmarks.count == Joint.count {
-                    for j in 0..<Joint.count {
-                        let d = simdLength(ha.pixel(j, width: W, height: H) - hb.pixel(j, width: W, height: H)) / palm
+                    let offsets = (0..<Joint.count).map { ha.pixel($0, width: W, height: H) - hb.pixel($0, width: W, height: H) }
+                    for (j, offset) in offsets.enumerated() {
+                        let d = simdLength(offset) / palm
                         result.jointDeviationSums[j] += d
                         for (t, threshold) in pckThresholds.enumerated() where d <= threshold { result.jointsWithin[t] += 1 }
                     }
                     result.jointsCompared += Joint.count
+                    if let track = ha.track {
+                        if let last = lastDeviation[track], last.frame == fa.i - 1 {
+                            result.jitters.append(zip(offsets, last.joints).map { simdLength($0 - $1) }.reduce(0, +) / Double(Joint.count) / palm)
+                        }
+                        lastDeviation[track] = (fa.i, offsets)
+                    }
                 }
             }
             let pairs = min(fa.hands.count, fb.hands.count)

@@ -116,6 +116,16 @@ public enum KeypointExtraction {
         }
         decoder.stackSize = 1 << 20
         decoder.start()
+        // `--smooth` holds each frame until the frames after it are known (a few, see TrackSmoother).
+        let smoothing = tracker.options.smoothing && tracker.options.mode == .video && !reader.info.isStillImage
+        var smoother = TrackSmoother(radius: smoothing ? TrackSmoother.radius(fps: reader.info.averageFrameRate) : 0)
+        func write(_ frames: [TrackSmoother.Frame]) throws {
+            let writing = ContinuousClock.now
+            for f in frames {
+                try sink(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: f.hands.map(KeypointFile.Hand.init)))
+            }
+            profile.writing += ContinuousClock.now - writing
+        }
         var count = 0
         var last: Int?
         var failure: Error?
@@ -125,10 +135,8 @@ public enum KeypointExtraction {
             case .frame(let f):
                 if failure != nil { continue }
                 do {
-                    let hands = try tracker.process(f, time: f.time)
-                    let writing = ContinuousClock.now
-                    try sink(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: hands.map(KeypointFile.Hand.init)))
-                    profile.writing += ContinuousClock.now - writing
+                    let hands = try tracker.process(f)
+                    try write(smoother.push(TrackSmoother.Frame(index: f.index, time: f.time, hands: hands)))
                     count += 1
                     last = f.index
                     progress(count)
@@ -142,6 +150,9 @@ public enum KeypointExtraction {
             }
         }
         if let failure { throw failure }
+        // The last frames, smoothed with what came before them; also when decoding stopped at damage, so
+        // an incomplete file holds every frame that was read.
+        try write(smoother.finish())
         // A file FFmpeg opens but yields no frame from (text named .png, an empty stream) is not a clip
         // with no hands: it fails like any unreadable file, and no keypoint file claims it was read.
         guard count > 0 else {

@@ -15,7 +15,8 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public var mode: Mode = .video
     /// Footage is mirrored (selfie view): handedness is flipped back.
     public var mirrored = false
-    /// One-Euro smoothing of landmarks over time (video mode).
+    /// Landmarks smoothed over time (video mode) by `TrackSmoother`, which runs after the tracker: it
+    /// needs the frames that follow, and it never steers where the model looks next.
     public var smoothing = false
     /// Whose rules join new palms to tracked hands and merge hands found twice.
     public var rules: Rules = .tasks
@@ -61,7 +62,6 @@ public final class HandTracker {
     /// The track number of each tracked region.
     private var trackedIDs: [Int] = []
     private var nextTrack = 0
-    private var smoothing = TrackSmoothing()
     private var processTime: Duration = .zero
 
     /// Where `process` spent its time, summed over the frames since the last `reset`.
@@ -71,7 +71,7 @@ public final class HandTracker {
         public var letterbox: Duration = .zero, palmModel: Duration = .zero, palmDecode: Duration = .zero
         /// The landmark model, per hand: its crop, the model, its outputs projected back to the frame.
         public var crop: Duration = .zero, landmarkModel: Duration = .zero, landmarkDecode: Duration = .zero
-        /// The rest: regions, association, duplicates, smoothing.
+        /// The rest: regions, association, duplicates.
         public var tracking: Duration = .zero
         /// How many times each model ran.
         public var palmRuns = 0, landmarkRuns = 0
@@ -105,11 +105,10 @@ public final class HandTracker {
         tracked = []
         trackedIDs = []
         nextTrack = 0
-        smoothing = TrackSmoothing()
     }
 
-    /// Hands in `frame`; `time` (seconds) drives smoothing.
-    public func process(_ frame: VideoFrame, time: Double) throws -> [HandObservation] {
+    /// Hands in `frame`.
+    public func process(_ frame: VideoFrame) throws -> [HandObservation] {
         let start = ContinuousClock.now
         defer { processTime += ContinuousClock.now - start }
         let W = frame.width, H = frame.height
@@ -149,11 +148,10 @@ public final class HandTracker {
             hands[i].track = nextTrack
             nextTrack += 1
         }
-        // The next frame's regions come from the landmarks as estimated, as in MediaPipe: smoothing shapes
-        // what is reported, never where the model looks next (a lagging region would crop a moving hand late).
+        // The next frame's regions come from the landmarks as estimated, as in MediaPipe (smoothing, which
+        // comes after, shapes what is reported, never where the model looks next).
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
         trackedIDs = hands.map(\.track)
-        if options.smoothing && options.mode == .video { smoothing.apply(&hands, time: time) }
         return hands
     }
 
@@ -200,22 +198,4 @@ public final class HandTracker {
         Joint.sameHand(a, b, imageWidth: imageWidth, imageHeight: imageHeight)
     }
 
-}
-
-/// One smoothing filter per track: a hand keeps its filter while its track lasts, a new track starts
-/// unfiltered, and a filter whose track ended is dropped, so no hand inherits another's history
-/// (filters bound to list positions did, when a hand left and the next one moved up).
-public struct TrackSmoothing {
-    private var filters: [Int: LandmarkSmoother] = [:]
-
-    public init() {}
-
-    /// Smooths each hand's landmarks with its track's filter.
-    public mutating func apply(_ hands: inout [HandObservation], time: Double) {
-        let live = Set(hands.map(\.track))
-        filters = filters.filter { live.contains($0.key) }
-        for i in hands.indices {
-            hands[i].landmarks = filters[hands[i].track, default: LandmarkSmoother()].filter(hands[i].landmarks, time: time)
-        }
-    }
 }

@@ -20,6 +20,10 @@ extension KeypointFile {
         public var mirrored: Bool?
         /// Landmarks were smoothed over time.
         public var smoothing: Bool?
+        /// Which smoothing, when `smoothing` is on: `centred-quadratic-0.15s` (a local quadratic fit over
+        /// 0.15 s either side, per track). Files of earlier versions, smoothed by a One-Euro filter, lack it,
+        /// so a resumed `--smooth` run redoes them.
+        public var smoother: String?
         /// `tasks` (MediaPipe Tasks' HandLandmarker) or `legacy` (`mp.solutions.hands`).
         public var rules: String?
         /// The revision of handpose's pipeline, raised when the same input, settings and models come to
@@ -33,10 +37,11 @@ extension KeypointFile {
 
         public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
                     minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
-                    smoothing: Bool? = nil, rules: String? = nil, pipeline: Int? = nil) {
+                    smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil) {
             self.model = model; self.maxHands = maxHands
             self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
-            self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.rules = rules
+            self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.smoother = smoother
+            self.rules = rules
             self.pipeline = pipeline
         }
 
@@ -54,6 +59,7 @@ extension KeypointFile {
             check("mode", mode, asked.mode)
             check("mirrored", mirrored, asked.mirrored)
             check("smoothing", smoothing, asked.smoothing)
+            check("smoother", smoother, asked.smoother)
             check("rules", rules, asked.rules)
             check("pipeline", pipeline, asked.pipeline)
             return out

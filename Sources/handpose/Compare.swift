@@ -7,7 +7,7 @@ import Keypoints
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare keypoint files: hand count and chirality agreement, landmark deviation in palm sizes.",
-        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands. 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
+        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands. 'jitter' is how far A's deviation from B moves from one frame to the next, following A's tracks (against ground truth: the estimate's own frame-to-frame noise, which --smooth lowers). 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
     )
 
     @Argument(help: "Keypoint file or folder (ours).") var a: String
@@ -32,7 +32,7 @@ struct Compare: ParsableCommand {
             func obj(_ c: KeypointComparison) -> [String: Any] {
                 ["frames": c.frames, "count_agreement": c.countAgreement, "matched_hands": c.matchedHands,
                  "chirality_agreement": c.chiralityAgreement, "mean_deviation_palms": c.meanDeviation,
-                 "p95_deviation_palms": c.p95Deviation, "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
+                 "p95_deviation_palms": c.p95Deviation, "jitter_palms": c.meanJitter.map { $0 as Any } ?? NSNull(), "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
                  "frames_with_hand_twice_in_a": c.framesWithHandTwiceInA, "frames_with_hand_twice_in_b": c.framesWithHandTwiceInB,
                  "count_agreement_without_twice": c.countAgreementWithoutTwice,
                  "pck": c.pck.map { Dictionary(uniqueKeysWithValues: zip(KeypointComparison.pckThresholds.map { "\($0)" }, $0)) as Any } ?? NSNull(),
@@ -43,12 +43,12 @@ struct Compare: ParsableCommand {
             let out: [String: Any] = ["files": files, "overall": obj(total), "errors": errors]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
         } else {
-            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev"]
+            var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "jitter"]
                          + KeypointComparison.pckThresholds.map { "PCK@\($0)" } + ["only A", "only B", "twice A", "twice B"]]
             func line(_ n: String, _ c: KeypointComparison) -> [String] {
                 [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
                  String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
-                 String(format: "%.4f", c.p95Deviation)]
+                 String(format: "%.4f", c.p95Deviation), c.meanJitter.map { String(format: "%.4f", $0) } ?? "-"]
                     + (c.pck?.map { String(format: "%.1f%%", 100 * $0) } ?? KeypointComparison.pckThresholds.map { _ in "-" }) + ["\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
                  "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)"]
             }

@@ -25,7 +25,7 @@ struct ExtractionFlags: ParsableArguments {
     @Flag(help: "Footage is mirrored (selfie view): flip handedness back.")
     var mirrored = false
 
-    @Flag(help: "Smooth landmarks over time (One-Euro filter, video mode).")
+    @Flag(help: "Smooth landmarks over time, per track (video mode): a centred quadratic fit over 0.15 s either side, no lag.")
     var smooth = false
 
     @Flag(help: ArgumentHelp("Follow MediaPipe's legacy Python solution (mp.solutions.hands) rather than MediaPipe Tasks: its rule for joining new palms to tracked hands, and a hand found twice in one frame reported twice.",

@@ -62,6 +62,24 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(total.jointsCompared, 84)
     }
 
+    /// Jitter follows A's tracks: track 0 is 1, 3 and 2 px off in frames 0-2 (moves of 2 and 1 px); track
+    /// 5 starts in frame 2 and has no move yet; hands without a track number add nothing.
+    func testJitterFollowsTracks() throws {
+        func tracked(_ dx: Float, _ track: Int?) -> KeypointFile.Hand { var h = hand(dx: dx); h.track = track; return h }
+        let a = file([[tracked(1, 0)], [tracked(3, 0)], [tracked(2, 0), tracked(-40, 5)]])
+        let b = file([[hand()], [hand()], [hand(), hand(dx: -40)]])
+        let c = try KeypointComparison.compare(a, b, path: "clip.mp4")
+        let palm = 53.851648
+        XCTAssertEqual(c.jitters.count, 2)
+        XCTAssertEqual(try XCTUnwrap(c.meanJitter), 1.5 / palm, accuracy: 1e-5)
+        let untracked = try KeypointComparison.compare(file([[hand(dx: 1)], [hand(dx: 3)]]), file([[hand()], [hand()]]), path: "clip.mp4")
+        XCTAssertNil(untracked.meanJitter, "no track numbers, no jitter")
+        // A frame missing from A breaks the track's run: no move is measured across it.
+        var gap = file([[tracked(1, 0)], [tracked(3, 0)]])
+        gap.frames[1].i = 2
+        XCTAssertNil(try KeypointComparison.compare(gap, file([[hand()], [hand()], [hand()]]), path: "clip.mp4").meanJitter)
+    }
+
     func testDifferentFrameSizesAreRefused() {
         var b = file([[hand()]])
         b.video.width = 200

@@ -1,0 +1,135 @@
+import Foundation
+
+/// `--smooth`: each hand's landmarks (image and world) replaced by a local quadratic fit over the frames of
+/// its own track within `radius` frames on both sides, evaluated at the frame's own time (Savitzky-Golay
+/// smoothing on the frames' real timestamps, so variable frame rates are fitted correctly).
+///
+/// Why this filter for hands: the landmark model's error on a hand is mostly a bias that changes with the
+/// pose, and a little frame-to-frame noise. A causal low-pass filter (One-Euro, MediaPipe's choice for
+/// faces and poses) trades that noise for lag, and a hand moves fast enough that the lag costs more
+/// accuracy than the noise did. A centred quadratic fit has no lag: a landmark moving at constant speed or
+/// acceleration is reproduced exactly, and only the noise is averaged. Its cost is a delay of `radius`
+/// frames before a frame is final, which a file written after the whole clip does not notice.
+///
+/// A window is symmetric: near the first or last frame of a track it shrinks to the frames available on
+/// both sides, and a frame with fewer than two on each side is reported as estimated (a quadratic through
+/// three points is the points). Tracks are never mixed: a hand found anew starts a new track.
+public struct TrackSmoother {
+    /// One frame's hands, and when it was shown (seconds).
+    public struct Frame: Sendable {
+        public var index: Int
+        public var time: Double
+        public var hands: [HandObservation]
+        public init(index: Int, time: Double, hands: [HandObservation]) { self.index = index; self.time = time; self.hands = hands }
+    }
+
+    /// Half-width of the window in seconds: wide enough to average several frames at common frame rates
+    /// (2 frames a side at 15 fps, 4 at 30), narrow enough that a quadratic still follows a hand's
+    /// motion within it. Measured on `handpose synth` clips against their truth (README, "Smoothing").
+    public static let halfWidth = 0.15
+
+    /// How keypoint files name this smoothing (`settings.smoother`).
+    public static let name = "centred-quadratic-0.15s"
+
+    /// Frames on each side for footage at `fps` frames a second (0: no smoothing).
+    public static func radius(fps: Double) -> Int {
+        guard fps.isFinite, fps > 0 else { return 0 }
+        return Int((halfWidth * fps).rounded(.down))
+    }
+
+    /// Frames on each side of the one being smoothed.
+    public let radius: Int
+    /// Frames as estimated: up to `radius` already released (the next ones' past), then those waiting.
+    private var window: [Frame] = []
+    /// Position in `window` of the next frame to release.
+    private var next = 0
+
+    public init(radius: Int) {
+        precondition(radius >= 0)
+        self.radius = radius
+    }
+
+    /// Takes the next frame as estimated; returns the frames now final, in order (none while the
+    /// window fills, then one a frame).
+    public mutating func push(_ frame: Frame) -> [Frame] {
+        window.append(frame)
+        var out: [Frame] = []
+        while window.count - 1 - next >= radius { out.append(release()) }
+        return out
+    }
+
+    /// The frames still waiting, smoothed with what is known (the end of a clip, or of a run cut short).
+    public mutating func finish() -> [Frame] {
+        var out: [Frame] = []
+        while next < window.count { out.append(release()) }
+        window = []
+        next = 0
+        return out
+    }
+
+    private mutating func release() -> Frame {
+        var frame = window[next]
+        for h in frame.hands.indices {
+            let track = frame.hands[h].track
+            // The track's frames next to this one, each side, up to `radius`.
+            func extent(_ step: Int) -> Int {
+                var n = 0
+                var i = next + step
+                while n < radius, window.indices.contains(i), window[i].hands.contains(where: { $0.track == track }) {
+                    n += 1
+                    i += step
+                }
+                return n
+            }
+            let k = min(extent(-1), extent(1))
+            guard k >= 2 else { continue }
+            let span = (next - k...next + k)
+            let weights = Self.weights(times: span.map { window[$0].time }, at: frame.time)
+            let hands = span.map { i in window[i].hands.first { $0.track == track }! }
+            frame.hands[h].landmarks = Self.combine(hands.map(\.landmarks), weights)
+            frame.hands[h].world = Self.combine(hands.map(\.world), weights)
+        }
+        next += 1
+        if next > radius {
+            window.removeFirst(next - radius)
+            next = radius
+        }
+        return frame
+    }
+
+    /// Weights whose sum over the samples is the least-squares quadratic through (times, values),
+    /// evaluated at `t`: the first row of (AᵀA)⁻¹Aᵀ with A's rows (1, τ, τ²), τ the time from `t` in units
+    /// of the window's span (for conditioning).
+    static func weights(times: [Double], at t: Double) -> [Float] {
+        let scale = max(times.map { abs($0 - t) }.max() ?? 1, 1e-9)
+        let tau = times.map { ($0 - t) / scale }
+        // Normal equations: M = AᵀA (moments of τ), solve M c = e0; weight j = c · (1, τj, τj²).
+        var s = [Double](repeating: 0, count: 5)
+        for x in tau { var p = 1.0; for d in 0..<5 { s[d] += p; p *= x } }
+        let m = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
+        let c = solve3(m, [1, 0, 0])
+        return tau.map { Float(c[0] + c[1] * $0 + c[2] * $0 * $0) }
+    }
+
+    /// Cramer's rule for a 3x3 system (the normal matrix of at least five distinct times is well conditioned).
+    static func solve3(_ m: [[Double]], _ b: [Double]) -> [Double] {
+        func det(_ a: [[Double]]) -> Double {
+            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+        }
+        let d = det(m)
+        return (0..<3).map { col in
+            var a = m
+            for r in 0..<3 { a[r][col] = b[r] }
+            return det(a) / d
+        }
+    }
+
+    static func combine(_ series: [[Point3]], _ weights: [Float]) -> [Point3] {
+        var out = [Point3](repeating: .zero, count: series[0].count)
+        for (points, w) in zip(series, weights) {
+            for j in out.indices { out[j] += w * points[j] }
+        }
+        return out
+    }
+}

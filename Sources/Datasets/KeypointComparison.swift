@@ -95,8 +95,9 @@ public struct KeypointComparison: Sendable {
         var result = KeypointComparison()
         let framesB = Dictionary(b.frames.map { ($0.i, $0) }, uniquingKeysWith: { x, _ in x })
         result.unmatchedFrames = abs(a.frames.count - b.frames.count)
-        // Per track of A: the frame it was last seen in and each joint's deviation there, in pixels.
-        var lastDeviation: [Int: (frame: Int, joints: [SIMD2<Double>])] = [:]
+        // Per track of A: the frame it was last seen in, the B hand it was matched with there, and each
+        // joint's deviation, in pixels.
+        var lastDeviation: [Int: (frame: Int, reference: KeypointFile.Hand, joints: [SIMD2<Double>])] = [:]
         for fa in a.frames {
             guard let fb = framesB[fa.i] else { continue }
             result.frames += 1
@@ -122,10 +123,11 @@ public struct KeypointComparison: Sendable {
                     }
                     result.jointsCompared += Joint.count
                     if let track = ha.track {
-                        if let last = lastDeviation[track], last.frame == fa.i - 1 {
+                        if let last = lastDeviation[track], last.frame == fa.i - 1,
+                           sameReferenceHand(last.reference, hb, among: fb.hands, width: W, height: H) {
                             result.jitters.append(zip(offsets, last.joints).map { simdLength($0 - $1) }.reduce(0, +) / Double(Joint.count) / palm)
                         }
-                        lastDeviation[track] = (fa.i, offsets)
+                        lastDeviation[track] = (fa.i, hb, offsets)
                     }
                 }
             }
@@ -134,6 +136,17 @@ public struct KeypointComparison: Sendable {
             result.handsOnlyInB += fb.hands.count - pairs
         }
         return result
+    }
+
+    /// Whether `current`, one of `hands`, is the B hand `previous` became one frame later: the same
+    /// track where B numbers its tracks, else the nearest of `hands` to `previous`. A's track matched to
+    /// another B hand (two hands crossing, one of them missed) measures no jitter: the jump between
+    /// the two hands would swamp it.
+    static func sameReferenceHand(_ previous: KeypointFile.Hand, _ current: KeypointFile.Hand, among hands: [KeypointFile.Hand],
+                                  width: Int, height: Int) -> Bool {
+        if let a = previous.track, let b = current.track { return a == b }
+        let distances = hands.map { meanDistance(previous, $0, width: width, height: height) }
+        return meanDistance(previous, current, width: width, height: height) <= distances.min() ?? .infinity
     }
 
     static func meanDistance(_ a: KeypointFile.Hand, _ b: KeypointFile.Hand, width: Int, height: Int) -> Double {

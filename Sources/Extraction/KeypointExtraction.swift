@@ -118,7 +118,8 @@ public enum KeypointExtraction {
         decoder.start()
         // `--smooth` holds each frame until the frames after it are known (a few, see TrackSmoother).
         let smoothing = tracker.options.smoothing && tracker.options.mode == .video && !reader.info.isStillImage
-        var smoother = TrackSmoother(radius: smoothing ? TrackSmoother.radius(fps: reader.info.averageFrameRate) : 0)
+        let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : reader.info.nominalFrameRate
+        var smoother = smoothing ? TrackSmoother(frameRate: rate) : TrackSmoother(radius: 0)
         func write(_ frames: [TrackSmoother.Frame]) throws {
             let writing = ContinuousClock.now
             for f in frames {

@@ -8,7 +8,7 @@ extension KeypointFile.Settings {
     public init(_ o: HandTrackerOptions) {
         self.init(model: o.model.rawValue, maxHands: o.maxHands, minDetectionConfidence: o.minDetectionConfidence,
                   minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
-                  smoothing: o.smoothing, smoother: o.smoothing ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline)
+                  smoothing: o.smoothing, smoother: o.smoothing && o.mode == .video ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline)
     }
 }
 

@@ -1,15 +1,16 @@
 import Foundation
 
 /// `--smooth`: each hand's landmarks (image and world) replaced by a local quadratic fit over the frames of
-/// its own track within `radius` frames on both sides, evaluated at the frame's own time (Savitzky-Golay
-/// smoothing on the frames' real timestamps, so variable frame rates are fitted correctly).
+/// its own track within 0.15 s on both sides (at least two frames a side), evaluated at the frame's own
+/// time (Savitzky-Golay smoothing on the frames' real timestamps, so variable frame rates are fitted
+/// correctly).
 ///
 /// Why this filter for hands: the landmark model's error on a hand is mostly a bias that changes with the
 /// pose, and a little frame-to-frame noise. A causal low-pass filter (One-Euro, MediaPipe's choice for
 /// faces and poses) trades that noise for lag, and a hand moves fast enough that the lag costs more
 /// accuracy than the noise did. A centred quadratic fit has no lag: a landmark moving at constant speed or
 /// acceleration is reproduced exactly, and only the noise is averaged. Its cost is a delay of `radius`
-/// frames before a frame is final, which a file written after the whole clip does not notice.
+/// frames before a frame is final, which a file renamed into place after the whole clip does not notice.
 ///
 /// A window is symmetric: near the first or last frame of a track it shrinks to the frames available on
 /// both sides, and a frame with fewer than two on each side is reported as estimated (a quadratic through
@@ -25,28 +26,45 @@ public struct TrackSmoother {
 
     /// Half-width of the window in seconds: wide enough to average several frames at common frame rates
     /// (2 frames a side at 15 fps, 4 at 30), narrow enough that a quadratic still follows a hand's
-    /// motion within it. Measured on `handpose synth` clips against their truth (README, "Smoothing").
+    /// motion within it. Measured on `handpose synth` clips against their truth (README, "`--smooth` is a
+    /// centred quadratic fit").
     public static let halfWidth = 0.15
+    /// At frame rates under 13.3 fps, 0.15 s holds less than two frames a side, too few for a quadratic to
+    /// average anything: the window then takes two frames a side.
+    public static let minimumFrames = 2
+    /// The most frames held on each side, whatever the frame rate claims (a container's bogus rate must
+    /// not hold a whole clip back).
+    public static let maximumFrames = 20
 
     /// How keypoint files name this smoothing (`settings.smoother`).
     public static let name = "centred-quadratic-0.15s"
 
-    /// Frames on each side for footage at `fps` frames a second (0: no smoothing).
-    public static func radius(fps: Double) -> Int {
-        guard fps.isFinite, fps > 0 else { return 0 }
-        return Int((halfWidth * fps).rounded(.down))
-    }
-
-    /// Frames on each side of the one being smoothed.
+    /// Frames on each side of the one being smoothed: the most a window can hold.
     public let radius: Int
+    /// How far (seconds) a window reaches from the frame being smoothed; frames further away (a gap in the
+    /// timestamps, a burst of a variable frame rate) are left out, keeping the window centred.
+    public let reach: Double
     /// Frames as estimated: up to `radius` already released (the next ones' past), then those waiting.
     private var window: [Frame] = []
     /// Position in `window` of the next frame to release.
     private var next = 0
 
-    public init(radius: Int) {
+    /// A smoother for footage at `frameRate` frames a second (the clip's average; the caller falls back to
+    /// its nominal rate when that is unknown).
+    public init(frameRate: Double) {
+        let fps = frameRate.isFinite && frameRate > 0 ? frameRate : 25
+        // A hundredth of a frame of slack, so a frame exactly 0.15 s (or two frames) away is not lost to
+        // rounding in its timestamp.
+        reach = max(Self.halfWidth, Double(Self.minimumFrames) / fps) + 0.01 / fps
+        radius = min(Self.maximumFrames, max(Self.minimumFrames, Int((reach * fps).rounded(.down))))
+    }
+
+    /// A smoother with a window of `radius` frames a side reaching `reach` seconds (tests; `radius` 0
+    /// passes frames straight through).
+    public init(radius: Int, reach: Double = .infinity) {
         precondition(radius >= 0)
         self.radius = radius
+        self.reach = reach
     }
 
     /// Takes the next frame as estimated; returns the frames now final, in order (none while the
@@ -71,11 +89,12 @@ public struct TrackSmoother {
         var frame = window[next]
         for h in frame.hands.indices {
             let track = frame.hands[h].track
-            // The track's frames next to this one, each side, up to `radius`.
+            // The track's frames next to this one, each side, up to `radius` and within `reach`.
             func extent(_ step: Int) -> Int {
                 var n = 0
                 var i = next + step
-                while n < radius, window.indices.contains(i), window[i].hands.contains(where: { $0.track == track }) {
+                while n < radius, window.indices.contains(i), abs(window[i].time - frame.time) <= reach,
+                      window[i].hands.contains(where: { $0.track == track }) {
                     n += 1
                     i += step
                 }
@@ -111,7 +130,8 @@ public struct TrackSmoother {
         return tau.map { Float(c[0] + c[1] * $0 + c[2] * $0 * $0) }
     }
 
-    /// Cramer's rule for a 3x3 system (the normal matrix of at least five distinct times is well conditioned).
+    /// Cramer's rule for a 3x3 system. The normal matrix comes from at least five distinct times (the
+    /// reader makes them strictly increase) scaled to -1...1, symmetric about 0 for even frame rates.
     static func solve3(_ m: [[Double]], _ b: [Double]) -> [Double] {
         func det(_ a: [[Double]]) -> Double {
             a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])

@@ -20,9 +20,9 @@ extension KeypointFile {
         public var mirrored: Bool?
         /// Landmarks were smoothed over time.
         public var smoothing: Bool?
-        /// Which smoothing, when `smoothing` is on: `centred-quadratic-0.15s` (a local quadratic fit over
-        /// 0.15 s either side, per track). Files of earlier versions, smoothed by a One-Euro filter, lack it,
-        /// so a resumed `--smooth` run redoes them.
+        /// Which smoothing, when `smoothing` is on in video mode: `centred-quadratic-0.15s` (a local
+        /// quadratic fit over 0.15 s either side, at least two frames, per track). Files of earlier
+        /// versions, smoothed by a One-Euro filter, lack it, so a resumed `--smooth` run redoes them.
         public var smoother: String?
         /// `tasks` (MediaPipe Tasks' HandLandmarker) or `legacy` (`mp.solutions.hands`).
         public var rules: String?

@@ -207,7 +207,7 @@ struct ExportRun {
     static func asFlags(_ differences: [String]) -> String {
         let flags = ["model": "--model", "maxHands": "--max-hands", "minDetectionConfidence": "--min-detection-confidence",
                      "minPresenceConfidence": "--min-presence-confidence", "mode": "--mode", "mirrored": "--mirrored",
-                     "smoothing": "--smooth", "smoother": "--smooth (an earlier handpose smoothed it otherwise; extract it again)", "rules": "--legacy (rules)",
+                     "smoothing": "--smooth", "smoother": "smoothing method", "rules": "--legacy (rules)",
                      "pipeline": "pipeline revision (an earlier handpose made it; extract it again):"]
         return differences.map { d in
             guard let colon = d.firstIndex(of: ":"), let flag = flags[String(d[..<colon])] else { return d }

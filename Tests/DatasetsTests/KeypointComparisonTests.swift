@@ -74,6 +74,12 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(c.meanJitter), 1.5 / palm, accuracy: 1e-5)
         let untracked = try KeypointComparison.compare(file([[hand(dx: 1)], [hand(dx: 3)]]), file([[hand()], [hand()]]), path: "clip.mp4")
         XCTAssertNil(untracked.meanJitter, "no track numbers, no jitter")
+        // A's track matched to the other B hand in the next frame (B's two hands 40 px apart, A finding one
+        // of them each frame) measures no jitter: the 40 px jump is between two hands, not noise.
+        let swap = try KeypointComparison.compare(file([[tracked(1, 0)], [tracked(-39, 0)]]),
+                                                  file([[hand(), hand(dx: -40)], [hand(), hand(dx: -40)]]), path: "clip.mp4")
+        XCTAssertEqual(swap.matchedHands, 2)
+        XCTAssertNil(swap.meanJitter)
         // A frame missing from A breaks the track's run: no move is measured across it.
         var gap = file([[tracked(1, 0)], [tracked(3, 0)]])
         gap.frames[1].i = 2

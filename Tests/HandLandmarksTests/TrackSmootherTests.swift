@@ -15,12 +15,12 @@ final class TrackSmootherTests: XCTestCase {
     }
 
     /// Runs frames through a smoother and returns what comes out, checking the delay on the way.
-    func run(_ frames: [TrackSmoother.Frame], radius: Int) -> [TrackSmoother.Frame] {
-        var smoother = TrackSmoother(radius: radius)
+    func run(_ frames: [TrackSmoother.Frame], _ smoother: TrackSmoother) -> [TrackSmoother.Frame] {
+        var smoother = smoother
         var out: [TrackSmoother.Frame] = []
         for (n, f) in frames.enumerated() {
             let ready = smoother.push(f)
-            XCTAssertEqual(ready.count, n >= radius ? 1 : 0, "frame \(n): one frame out a frame once the window is full")
+            XCTAssertEqual(ready.count, n >= smoother.radius ? 1 : 0, "frame \(n): one frame out a frame once the window is full")
             out += ready
         }
         out += smoother.finish()
@@ -36,7 +36,7 @@ final class TrackSmootherTests: XCTestCase {
         for i in 0..<40 { times.append(t); t += i % 3 == 0 ? 1.0 / 25 : 1.0 / 35 }
         func x(_ t: Double) -> Float { Float(0.1 + 0.6 * t + 0.9 * t * t) }
         let frames = times.enumerated().map { TrackSmoother.Frame(index: $0.offset, time: $0.element, hands: [hand(track: 0, x: x($0.element))]) }
-        let out = run(frames, radius: 4)
+        let out = run(frames, TrackSmoother(radius: 4))
         for (f, truth) in zip(out, frames) {
             for j in 0..<21 {
                 XCTAssertEqual(f.hands[0].landmarks[j].x, truth.hands[0].landmarks[j].x, accuracy: 2e-5, "frame \(f.index) joint \(j)")
@@ -66,7 +66,7 @@ final class TrackSmootherTests: XCTestCase {
             truth.append(x)
             frames.append(.init(index: i, time: t, hands: [hand(track: 0, x: x + noise())]))
         }
-        let out = run(frames, radius: TrackSmoother.radius(fps: 30))
+        let out = run(frames, TrackSmoother(frameRate: 30))
         func measures(_ fs: [TrackSmoother.Frame]) -> (error: Float, jitter: Float) {
             let e = zip(fs, truth).map { $0.hands[0].landmarks[0].x - $1 }
             let jitter = zip(e.dropFirst(), e).map { abs($0 - $1) }.reduce(0, +) / Float(e.count - 1)
@@ -92,7 +92,7 @@ final class TrackSmootherTests: XCTestCase {
             both.append(.init(index: i, time: t, hands: hands))
             alone.append(.init(index: i, time: t, hands: [stayer]))
         }
-        let out = run(both, radius: 2), expected = run(alone, radius: 2)
+        let out = run(both, TrackSmoother(radius: 2)), expected = run(alone, TrackSmoother(radius: 2))
         for (f, e) in zip(out, expected) {
             XCTAssertEqual(f.hands.first { $0.track == 1 }!.landmarks, e.hands[0].landmarks, "frame \(f.index)")
         }
@@ -106,14 +106,35 @@ final class TrackSmootherTests: XCTestCase {
         XCTAssertNotEqual(out[5].hands.first { $0.track == 0 }!.landmarks, both[5].hands[0].landmarks)
     }
 
-    /// The window's half-width is 0.15 s: 2 frames a side at 15 fps, 3 at 25, 4 at 30, 9 at 60; none for
+    /// The window reaches 0.15 s either side: 2 frames at 15 fps, 3 at 25, 4 at 30, 9 at 60; at least two
+    /// frames under 13.3 fps (12 fps, 5 fps); at most 20 whatever a container claims; 25 fps assumed for
     /// an unknown rate.
-    func testRadiusFollowsTheFrameRate() {
-        XCTAssertEqual([15, 25, 29.97, 30, 60, 0, .nan].map { TrackSmoother.radius(fps: $0) }, [2, 3, 4, 4, 9, 0, 0])
+    func testWindowFollowsTheFrameRate() {
+        let rates: [Double] = [15, 25, 29.97, 30, 60, 12, 5, 10_000, 0, .nan]
+        XCTAssertEqual(rates.map { TrackSmoother(frameRate: $0).radius }, [2, 3, 4, 4, 9, 2, 2, 20, 3, 3])
+        XCTAssertEqual(TrackSmoother(frameRate: 30).reach, 0.15, accuracy: 0.001)
+        XCTAssertEqual(TrackSmoother(frameRate: 5).reach, 0.4, accuracy: 0.01)
         // Radius 0 passes frames straight through.
         let f = TrackSmoother.Frame(index: 0, time: 0, hands: [hand(track: 0, x: 0.3)])
         var s = TrackSmoother(radius: 0)
         XCTAssertEqual(s.push(f).map(\.index), [0])
         XCTAssertTrue(s.finish().isEmpty)
+    }
+
+    /// A gap in the timestamps (2 s between frames 9 and 10 of one track) ends the window: frames beside
+    /// the gap are fitted from their own side's neighbours within reach only, so the two frames next to it
+    /// on each side come out as estimated, and frames further in are smoothed.
+    func testWindowsDoNotReachAcrossAGapInTime() {
+        func jitter(_ i: Int) -> Float { Float(i % 3) * 0.004 }
+        let frames = (0..<20).map { i in
+            TrackSmoother.Frame(index: i, time: Double(i) / 30 + (i >= 10 ? 2 : 0), hands: [hand(track: 0, x: 0.3 + jitter(i))])
+        }
+        let out = run(frames, TrackSmoother(frameRate: 30))
+        for i in [8, 9, 10, 11] {
+            XCTAssertEqual(out[i].hands[0].landmarks, frames[i].hands[0].landmarks, "frame \(i)")
+        }
+        for i in [5, 14] {
+            XCTAssertNotEqual(out[i].hands[0].landmarks, frames[i].hands[0].landmarks, "frame \(i)")
+        }
     }
 }

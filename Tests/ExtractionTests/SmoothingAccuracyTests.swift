@@ -44,4 +44,28 @@ final class SmoothingAccuracyTests: XCTestCase {
         XCTAssertLessThan(jitterSmooth, jitterRaw * 0.8, "smoothing lowers jitter by a fifth or more")
         XCTAssertLessThanOrEqual(smooth.meanDeviation, raw.meanDeviation, "smoothing does not raise the error")
     }
+
+    /// A file names its smoothing in video mode only (stills are never smoothed), so resuming with
+    /// `--smooth` redoes a file an earlier version smoothed with its One-Euro filter (`smoothing: true`, no
+    /// `smoother`) and keeps unsmoothed files of any version.
+    func testFilesNameTheirSmoothing() throws {
+        var options = HandTrackerOptions()
+        options.smoothing = true
+        let asked = KeypointFile.Settings(options)
+        XCTAssertEqual(asked.smoother, "centred-quadratic-0.15s")
+        var oneEuro = asked
+        oneEuro.smoother = nil
+        XCTAssertEqual(oneEuro.differences(from: asked), ["smoother: not recorded (asked centred-quadratic-0.15s)"])
+        options.mode = .image
+        XCTAssertNil(KeypointFile.Settings(options).smoother, "image mode smooths nothing and names no smoother")
+        options.mode = .video
+        options.smoothing = false
+        let plain = KeypointFile.Settings(options)
+        // The settings an earlier version wrote without --smooth (no `smoother` field) still count as done.
+        let earlier = try JSONDecoder().decode(KeypointFile.Settings.self, from: Data("""
+            {"model": "full", "maxHands": 2, "minDetectionConfidence": 0.5, "minPresenceConfidence": 0.5,
+             "mode": "video", "mirrored": false, "smoothing": false, "rules": "tasks", "pipeline": 2}
+            """.utf8))
+        XCTAssertEqual(earlier.differences(from: plain), [])
+    }
 }

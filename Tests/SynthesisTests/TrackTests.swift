@@ -43,7 +43,7 @@ final class TrackTests: XCTestCase {
         let present = canvas(fist, nil, width: fist.width, height: fist.height)
         let empty = canvas(nil, nil, width: fist.width, height: fist.height)
         var tracks: [[Int]] = []
-        for (i, frame) in ([present, present, present, empty, empty, present, present] as [VideoFrame]).enumerated() {
+        for frame in [present, present, present, empty, empty, present, present] as [VideoFrame] {
             tracks.append(try tracker.process(frame).map(\.track))
         }
         XCTAssertEqual(tracks, [[0], [0], [0], [], [], [1], [1]])

@@ -30,10 +30,10 @@ public struct KeypointComparison: Sendable {
     /// The PCK thresholds, in palm sizes, and the joints within each.
     public static let pckThresholds = [0.05, 0.1, 0.2]
     public var jointsWithin = [Int](repeating: 0, count: pckThresholds.count)
-    /// Jitter: for each hand of A whose track (A's `track` numbers) goes on from the previous frame, the
-    /// mean over joints of how far its deviation from the matched B hand moved since that frame, in palm
-    /// sizes. Motion both sides share cancels, so against ground truth this is the estimate's own
-    /// frame-to-frame noise, what smoothing should lower.
+    /// Jitter: for each hand of A whose track (A's `track` numbers) goes on from the previous frame while
+    /// its matched B hand stays the same one (`sameReferenceHand`), the mean over joints of how far its
+    /// deviation from that B hand moved since that frame, in palm sizes. Motion both sides share cancels,
+    /// so against ground truth this is the estimate's own frame-to-frame noise, what smoothing should lower.
     public var jitters: [Double] = []
 
     public init() {}
@@ -124,7 +124,7 @@ public struct KeypointComparison: Sendable {
                     result.jointsCompared += Joint.count
                     if let track = ha.track {
                         if let last = lastDeviation[track], last.frame == fa.i - 1,
-                           sameReferenceHand(last.reference, hb, among: fb.hands, width: W, height: H) {
+                           sameReferenceHand(last.reference, hb, among: fb.hands, tracked: b.settings?.mode == "video", width: W, height: H) {
                             result.jitters.append(zip(offsets, last.joints).map { simdLength($0 - $1) }.reduce(0, +) / Double(Joint.count) / palm)
                         }
                         lastDeviation[track] = (fa.i, hb, offsets)
@@ -138,13 +138,14 @@ public struct KeypointComparison: Sendable {
         return result
     }
 
-    /// Whether `current`, one of `hands`, is the B hand `previous` became one frame later: the same
-    /// track where B numbers its tracks, else the nearest of `hands` to `previous`. A's track matched to
-    /// another B hand (two hands crossing, one of them missed) measures no jitter: the jump between
-    /// the two hands would swamp it.
+    /// Whether `current`, one of `hands`, is the B hand `previous` became one frame later: the same track
+    /// where B's tracks carry hands from frame to frame (`tracked`: a handpose file made in video mode;
+    /// in image mode every hand is a new track), else the nearest of `hands` to `previous`. A's track
+    /// matched to another B hand (two hands crossing, one of them missed) measures no jitter: the jump
+    /// between the two hands would swamp it.
     static func sameReferenceHand(_ previous: KeypointFile.Hand, _ current: KeypointFile.Hand, among hands: [KeypointFile.Hand],
-                                  width: Int, height: Int) -> Bool {
-        if let a = previous.track, let b = current.track { return a == b }
+                                  tracked: Bool, width: Int, height: Int) -> Bool {
+        if tracked, let a = previous.track, let b = current.track { return a == b }
         let distances = hands.map { meanDistance(previous, $0, width: width, height: height) }
         return meanDistance(previous, current, width: width, height: height) <= distances.min() ?? .infinity
     }

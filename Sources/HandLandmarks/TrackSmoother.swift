@@ -12,8 +12,9 @@ import Foundation
 /// acceleration is reproduced exactly, and only the noise is averaged. Its cost is a delay of `radius`
 /// frames before a frame is final, which a file renamed into place after the whole clip does not notice.
 ///
-/// A window is symmetric: near the first or last frame of a track it shrinks to the frames available on
-/// both sides, and a frame with fewer than two on each side is reported as estimated (a quadratic through
+/// A window holds as many frames on each side: near the first or last frame of a track, or beside a gap in
+/// time, it shrinks to the frames available on both sides, and a frame with fewer than two on either side
+/// is reported as estimated (a quadratic through
 /// three points is the points). Tracks are never mixed: a hand found anew starts a new track.
 public struct TrackSmoother {
     /// One frame's hands, and when it was shown (seconds).
@@ -41,8 +42,9 @@ public struct TrackSmoother {
 
     /// Frames on each side of the one being smoothed: the most a window can hold.
     public let radius: Int
-    /// How far (seconds) a window reaches from the frame being smoothed; frames further away (a gap in the
-    /// timestamps, a burst of a variable frame rate) are left out, keeping the window centred.
+    /// How far (seconds) a window reaches from the frame being smoothed; frames further away (beyond a gap in
+    /// the timestamps) are left out, and the other side takes as many frames. The fit uses the frames' real
+    /// times, so a window uneven in time still reproduces quadratic motion exactly.
     public let reach: Double
     /// Frames as estimated: up to `radius` already released (the next ones' past), then those waiting.
     private var window: [Frame] = []
@@ -118,7 +120,7 @@ public struct TrackSmoother {
 
     /// Weights whose sum over the samples is the least-squares quadratic through (times, values),
     /// evaluated at `t`: the first row of (AᵀA)⁻¹Aᵀ with A's rows (1, τ, τ²), τ the time from `t` in units
-    /// of the window's span (for conditioning).
+    /// of the farthest sample's (so -1...1, for conditioning).
     static func weights(times: [Double], at t: Double) -> [Float] {
         let scale = max(times.map { abs($0 - t) }.max() ?? 1, 1e-9)
         let tau = times.map { ($0 - t) / scale }

@@ -74,6 +74,14 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(c.meanJitter), 1.5 / palm, accuracy: 1e-5)
         let untracked = try KeypointComparison.compare(file([[hand(dx: 1)], [hand(dx: 3)]]), file([[hand()], [hand()]]), path: "clip.mp4")
         XCTAssertNil(untracked.meanJitter, "no track numbers, no jitter")
+        // B made by handpose numbers its hands too: in video mode its tracks say which hand is which (a new
+        // track each frame: no hand goes on), in image mode every hand is a new track and nearness decides.
+        var numbered = file([[hand()], [hand()], [hand(), hand(dx: -40)]])
+        for f in numbered.frames.indices { for h in numbered.frames[f].hands.indices { numbered.frames[f].hands[h].track = 10 * f + h } }
+        numbered.settings = KeypointFile.Settings(mode: "image")
+        XCTAssertEqual(try KeypointComparison.compare(a, numbered, path: "clip.mp4").jitters.count, 2)
+        numbered.settings = KeypointFile.Settings(mode: "video")
+        XCTAssertNil(try KeypointComparison.compare(a, numbered, path: "clip.mp4").meanJitter)
         // A's track matched to the other B hand in the next frame (B's two hands 40 px apart, A finding one
         // of them each frame) measures no jitter: the 40 px jump is between two hands, not noise.
         let swap = try KeypointComparison.compare(file([[tracked(1, 0)], [tracked(-39, 0)]]),

@@ -45,7 +45,7 @@ final class SmoothingAccuracyTests: XCTestCase {
         XCTAssertLessThanOrEqual(smooth.meanDeviation, raw.meanDeviation, "smoothing does not raise the error")
     }
 
-    /// A file names its smoothing in video mode only (stills are never smoothed), so resuming with
+    /// A file names its smoothing in video mode only (image mode smooths nothing), so resuming with
     /// `--smooth` redoes a file an earlier version smoothed with its One-Euro filter (`smoothing: true`, no
     /// `smoother`) and keeps unsmoothed files of any version.
     func testFilesNameTheirSmoothing() throws {

@@ -14,8 +14,8 @@ import Foundation
 ///
 /// A window holds as many frames on each side: near the first or last frame of a track, or beside a gap in
 /// time, it shrinks to the frames available on both sides, and a frame with fewer than two on either side
-/// is reported as estimated (a quadratic through
-/// three points is the points). Tracks are never mixed: a hand found anew starts a new track.
+/// is reported as estimated (a quadratic through three points is the points). Tracks are never mixed: a
+/// hand found anew starts a new track.
 public struct TrackSmoother {
     /// One frame's hands, and when it was shown (seconds).
     public struct Frame: Sendable {
@@ -43,7 +43,7 @@ public struct TrackSmoother {
     /// Frames on each side of the one being smoothed: the most a window can hold.
     public let radius: Int
     /// How far (seconds) a window reaches from the frame being smoothed; frames further away (beyond a gap in
-    /// the timestamps) are left out, and the other side takes as many frames. The fit uses the frames' real
+    /// the timestamps) are left out, and the other side is cut to as many frames. The fit uses the frames' real
     /// times, so a window uneven in time still reproduces quadratic motion exactly.
     public let reach: Double
     /// Frames as estimated: up to `radius` already released (the next ones' past), then those waiting.

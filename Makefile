@@ -45,9 +45,12 @@ run: build
 # Benchmarks, not tests, each beside the reference a user runs today, in the same run: our engine
 # against XNNPACK (ai-edge-litert 2.3.0, in .venv) per model; extraction against MediaPipe 1.2.2's
 # HandLandmarker (.venv-tasks) in a process pool with a worker per core and in one process, with
-# frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage.
+# frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage. Then each
+# model's fused blocks against the same plan unfused (equal outputs), on one thread and on every core.
 bench: build bench-setup parity
 	$(BIN) bench models --runs 30 --rounds 5 --reference $(PY)
+	for m in palm_detection_full hand_landmark_full palm_detection_lite hand_landmark_lite; do \
+	  for t in 1 $$(nproc); do $(BIN) bench profile Models/$$m.tflite --threads $$t --against-unfused --runs 300 || exit 1; done; done
 	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --profile && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi

@@ -2,7 +2,8 @@ import Foundation
 
 /// A model made ready to run: float16 constants dequantized once, weights packed for the kernels,
 /// shapes checked, ADD and PRELU folded into the convolutions before them where nothing else reads
-/// the intermediate, and every activation given a place in one reused arena. `run` allocates nothing.
+/// the intermediate, blocks with large intermediates run over bands of rows, and every activation
+/// given a place in one reused arena. `run` allocates nothing.
 public final class ExecutionPlan {
     public let model: TFLiteModel
     public let threads: Int
@@ -31,14 +32,17 @@ public final class ExecutionPlan {
 
     /// Plans `model` to run on `threads` threads (default: every core) with the kernels of `isa`
     /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`); with `sharing`, the packed
-    /// constants are read from a file other processes planning the same model map too.
+    /// constants are read from a file other processes planning the same model map too. `fusingBlocks`
+    /// runs depthwise-separable blocks with large intermediates over bands of rows (`BlockStep`); the
+    /// results are the same bit for bit, so turning it off is for tests and profiles.
     public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
-                sharing: SharedConstants? = nil) throws {
+                sharing: SharedConstants? = nil, fusingBlocks: Bool = true) throws {
         self.model = model
         self.threads = max(1, threads)
         kernels = try KernelSelection.kernels(try isa ?? KernelSelection.best())
         var builder = PlanBuilder(model: model)
-        let built = try builder.build()
+        let unfused = try builder.build()
+        let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: model.outputs) : unfused
         steps = built
         var scratchNeed = 0
         for s in built { scratchNeed = max(scratchNeed, s.scratchCount) }

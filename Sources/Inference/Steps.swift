@@ -18,11 +18,17 @@ struct ConvStep: Step {
         return "conv \(w.kh)x\(w.kw)/\(w.sh) \(conv.input) -> \(conv.output) \(activation)" + (residual == nil ? "" : " +residual")
     }
 
-    func run(_ ctx: RunContext) {
+    /// The activation, residual (at its place in this run's arena) and slopes after the product.
+    func epilogue(_ ctx: RunContext) -> Epilogue {
         var e = Epilogue(activation: activation)
         e.residualActivation = residualActivation
         if let residual { e.residual = UnsafePointer(ctx.pointer(residual)) }
         if let alpha { e.alpha = UnsafePointer(alpha.pointer) }
+        return e
+    }
+
+    func run(_ ctx: RunContext) {
+        let e = epilogue(ctx)
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
         let pixels = conv.output.h * conv.output.w
         ctx.parallel.split(pixels, cost: pixels * conv.weights.k * conv.output.c) { range, slot in

@@ -144,10 +144,24 @@ struct BenchProfile: ParsableCommand {
     @Argument(help: "A .tflite file.") var model: String
     @Option(help: "Threads.") var threads = 1
     @Option(help: "Rows to show.") var top = 25
+    @Flag(help: "Profile the plan without block fusion (each block's expansion, depthwise and projection as steps of their own).")
+    var unfused = false
+    @Flag(help: ArgumentHelp("Time the plan against the same plan without block fusion instead, alternating run by run.",
+                             discussion: "Both give the same outputs bit for bit; prints each one's median and 10th percentile."))
+    var againstUnfused = false
+    @Option(help: "Runs of each plan with --against-unfused.") var runs = 600
+
+    func validate() throws {
+        if unfused && againstUnfused { throw ValidationError("--unfused and --against-unfused exclude each other") }
+    }
 
     func run() throws {
-        let plan = try ExecutionPlan(model: try TFLiteModel(path: model), threads: threads)
+        let plan = try ExecutionPlan(model: try TFLiteModel(path: model), threads: threads, fusingBlocks: !unfused)
         let input = [Float](repeating: 0.5, count: plan.inputs[0].count)
+        if againstUnfused {
+            try compareFusion(plan, input: input)
+            return
+        }
         // The median of 21 runs per step, robust to a busy machine.
         var samples: [String: [Double]] = [:]
         var order: [String] = []
@@ -164,6 +178,29 @@ struct BenchProfile: ParsableCommand {
         for k in order.sorted(by: { totals[$0]! > totals[$1]! }).prefix(top) {
             print(String(format: "%7.3f ms %5.1f%%  %@", totals[k]!, 100 * totals[k]! / all, k))
         }
+    }
+}
+
+extension BenchProfile {
+    /// Alternates runs of `plan` and of the same model planned without block fusion, so that a burst
+    /// of load on a shared machine falls on both.
+    func compareFusion(_ plan: ExecutionPlan, input: [Float]) throws {
+        let other = try ExecutionPlan(model: try TFLiteModel(path: model), threads: threads, fusingBlocks: false)
+        var times: [[Double]] = [[], []]
+        for i in 0..<max(1, runs) {
+            for which in i % 2 == 0 ? [0, 1] : [1, 0] {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try (which == 0 ? plan : other).run(input)
+                times[which].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+        }
+        let (fused, plain) = (times[0].sorted(), times[1].sorted())
+        func at(_ t: [Double], _ q: Double) -> Double { t[Int(Double(t.count - 1) * q)] }
+        print(String(format: "%@, %d thread(s), %d runs each: fused median %.3f ms, p10 %.3f (%d steps, arena %.2f MiB); "
+                     + "unfused median %.3f ms, p10 %.3f (%d steps, arena %.2f MiB); fused/unfused %.3f (median), %.3f (p10)",
+                     (model as NSString).lastPathComponent, threads, fused.count, at(fused, 0.5), at(fused, 0.1), plan.stepCount,
+                     Double(plan.arenaBytes) / 1_048_576, at(plain, 0.5), at(plain, 0.1), other.stepCount,
+                     Double(other.arenaBytes) / 1_048_576, at(fused, 0.5) / at(plain, 0.5), at(fused, 0.1) / at(plain, 0.1)))
     }
 }
 

@@ -34,3 +34,22 @@ final class BenchCommandTests: XCTestCase {
         XCTAssertGreaterThan(run["fps"] as? Double ?? 0, 0)
     }
 }
+
+/// `bench profile` shows the fused blocks as steps and times a plan against its unfused self.
+final class BenchProfileCommandTests: XCTestCase {
+    func testProfileShowsBlocksAndComparesWithTheUnfusedPlan() throws {
+        let model = try ToolRunner.models() + "/hand_landmark_full.tflite"
+        var (code, text) = try ToolRunner.run(["bench", "profile", model, "--top", "100"])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertTrue(text.contains("block conv 1x1/1 112x112x16 -> 112x112x64 relu6, depthwise 3x3/2"), text)
+        (code, text) = try ToolRunner.run(["bench", "profile", model, "--top", "100", "--unfused"])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertFalse(text.contains("block "), text)
+        (code, text) = try ToolRunner.run(["bench", "profile", model, "--against-unfused", "--runs", "3", "--threads", "2"])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertNotNil(text.range(of: #"2 thread\(s\), 3 runs each: fused median [0-9.]+ ms, p10 [0-9.]+ \(45 steps, arena 2\.01 MiB\); unfused median [0-9.]+ ms, p10 [0-9.]+ \(54 steps, arena 3\.83 MiB\)"#, options: .regularExpression), text)
+        (code, text) = try ToolRunner.run(["bench", "profile", model, "--against-unfused", "--unfused"])
+        XCTAssertNotEqual(code, 0, text)
+        XCTAssertTrue(text.contains("exclude each other"), text)
+    }
+}

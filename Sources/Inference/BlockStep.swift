@@ -1,0 +1,160 @@
+import Kernels
+
+/// A depthwise-separable block run over bands of rows: an optional 1x1 expansion, the depthwise
+/// convolution and the 1x1 projection (with its residual and slopes), each band's rows going through
+/// all three while they are in the core's cache. Unfused, the wide intermediates (112x112x64 in the
+/// landmark models, 96x96x32 in the palm models) each make a trip out to the last-level cache and back.
+///
+/// Each thread takes a contiguous range of output rows and walks it in bands of `bandRows`. The
+/// expansion's rows for a band go into the thread's scratch, where the rows the next band shares with
+/// this one stay (moved to the front), so every expanded row is computed once per thread. Results
+/// equal the unfused steps' bit for bit: every output value is formed by the same kernel arithmetic.
+struct BlockStep: Step {
+    let expand: ConvStep?
+    let depthwise: DepthwiseConv2D
+    let project: ConvStep
+    /// Depthwise output rows per band.
+    let bandRows: Int
+
+    /// The block's input: the expansion's, or the depthwise convolution's.
+    var input: Int { expand?.input ?? depthwiseInput }
+    let depthwiseInput: Int
+
+    /// Scratch floats for `rows` expanded input rows, and for one band of depthwise output.
+    private var expandedFloats: Int { expand == nil ? 0 : (Self.inputRows(depthwise, bandRows) * rowFloats(depthwise.input) + 15) & ~15 }
+    private var bandFloats: Int { (bandRows * rowFloats(depthwise.output) + 15) & ~15 }
+    private func rowFloats(_ s: HWC) -> Int { s.w * s.c }
+
+    var reads: [Int] { [input] + (project.residual.map { [$0] } ?? []) }
+    var writes: [Int] { [project.output] }
+    var scratchCount: Int { expandedFloats + bandFloats }
+    var constants: [FloatBuffer] { (expand?.constants ?? []) + [depthwise.weights, depthwise.bias] + project.constants }
+    var multiplyAdds: Int {
+        (expand?.multiplyAdds ?? 0) + depthwise.output.count * depthwise.window.kh * depthwise.window.kw + project.multiplyAdds
+    }
+    var description: String {
+        let w = depthwise.window
+        return "block " + (expand.map { "\($0.description), " } ?? "")
+            + "depthwise \(w.kh)x\(w.kw)/\(w.sh) \(depthwise.input) -> \(depthwise.output) \(depthwise.activation), "
+            + project.description + " (bands of \(bandRows) rows)"
+    }
+
+    /// Input rows a band of `rows` output rows reads at most (kernel height plus the stride's steps).
+    static func inputRows(_ d: DepthwiseConv2D, _ rows: Int) -> Int {
+        (rows - 1) * d.window.sh + (d.window.kh - 1) * d.window.dh + 1
+    }
+
+    /// The input rows output rows `rows` read, clipped to the input.
+    private func inputRange(_ rows: Range<Int>) -> Range<Int> {
+        let w = depthwise.window
+        let lo = max(0, rows.lowerBound * w.sh - w.padTop)
+        let hi = min(depthwise.input.h, (rows.upperBound - 1) * w.sh - w.padTop + (w.kh - 1) * w.dh + 1)
+        return lo..<max(lo, hi)
+    }
+
+    func run(_ ctx: RunContext) {
+        let d = depthwise, dIn = d.input, dOut = d.output
+        let inRow = rowFloats(dIn), outRow = rowFloats(dOut)
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(project.output)
+        let expandEpilogue = expand?.epilogue(ctx)
+        let projectEpilogue = project.epilogue(ctx)
+        let kernels = ctx.kernels
+        ctx.parallel.split(dOut.h, cost: multiplyAdds) { rows, slot in
+            let expanded = ctx.scratch + slot * ctx.scratchPerThread
+            let band = expanded + expandedFloats
+            var held = 0..<0   // expanded rows in `expanded`, the first at its start
+            var oy = rows.lowerBound
+            while oy < rows.upperBound {
+                let end = min(oy + bandRows, rows.upperBound)
+                let need = inputRange(oy..<end)
+                // The depthwise kernel addresses rows by their index in the whole tensor; these bases
+                // put row `need.lowerBound` at the start of the scratch and row `oy` at the band's.
+                // Only rows inside the scratch are read or written through them.
+                let source: UnsafePointer<Float>
+                if let expand, let expandEpilogue {
+                    var first = need.lowerBound
+                    if need.lowerBound < held.upperBound && need.lowerBound >= held.lowerBound {
+                        let keep = held.upperBound - need.lowerBound
+                        expanded.update(from: expanded + (need.lowerBound - held.lowerBound) * inRow, count: keep * inRow)
+                        first = held.upperBound
+                    }
+                    if first < need.upperBound {
+                        let cin = expand.conv.input.c
+                        kernels.gemm(a: x + first * dIn.w * cin, lda: cin, rows: 0..<((need.upperBound - first) * dIn.w),
+                                     weights: expand.conv.weights, c: expanded + (first - need.lowerBound) * inRow, ldc: dIn.c,
+                                     epilogue: expandEpilogue)
+                    }
+                    held = need
+                    source = UnsafePointer(expanded - need.lowerBound * inRow)
+                } else {
+                    source = x
+                }
+                kernels.depthwise(d, input: source, output: band - oy * outRow, rows: oy..<end)
+                var e = projectEpilogue
+                if let r = e.residual { e.residual = r + oy * dOut.w * project.conv.output.c }
+                kernels.gemm(a: band, lda: dOut.c, rows: 0..<((end - oy) * dOut.w), weights: project.conv.weights,
+                             c: y + oy * dOut.w * project.conv.output.c, ldc: project.conv.output.c, epilogue: e)
+                oy = end
+            }
+        }
+    }
+}
+
+extension PlanBuilder {
+    /// Scratch for the expanded rows of one band, per thread: about half a core's L2 cache on the CPUs
+    /// this runs on (512 KB to 2 MB), so the band's rows stay there between the three kernels.
+    static let bandBudgetFloats = 48 * 1024
+    /// Intermediates smaller than this stay in the cache unfused; a band's set-up would cost more than
+    /// it saves.
+    static let fuseAboveFloats = 160 * 1024
+
+    /// Fuses `[1x1 expansion ->] depthwise -> 1x1 projection` chains whose intermediate tensors are
+    /// read by nothing else and are large, into `BlockStep`s.
+    static func fuseBlocks(_ steps: [Step], outputs: [Int]) -> [Step] {
+        var readers: [Int: Int] = [:]
+        for s in steps { for t in s.reads { readers[t, default: 0] += 1 } }
+        for t in outputs { readers[t, default: 0] += 1 }
+        func onlyFor(_ t: Int) -> Bool { readers[t] == 1 }
+        func block(at i: Int, expanding: Bool) -> BlockStep? {
+            let di = expanding ? i + 1 : i
+            guard di + 1 < steps.count, let dw = steps[di] as? DepthwiseStep,
+                  let project = steps[di + 1] as? ConvStep, project.conv.isPointwise, project.input == dw.output,
+                  onlyFor(dw.output), project.residual != dw.output else { return nil }
+            var expand: ConvStep? = nil
+            if expanding {
+                guard let e = steps[i] as? ConvStep, e.conv.isPointwise, e.residual == nil, e.output == dw.input,
+                      onlyFor(e.output), project.residual != e.output else { return nil }
+                expand = e
+            }
+            let d = dw.conv
+            guard max(d.input.count, d.output.count) >= fuseAboveFloats else { return nil }
+            // The most output rows whose expanded input rows (or, without an expansion, whose depthwise
+            // output rows) fit the budget. With an expansion, the rows a band shares with the next
+            // (moved, not recomputed) must be at most a third of those it reads.
+            let inRow = d.input.w * d.input.c, outRow = d.output.w * d.output.c
+            func fits(_ rows: Int) -> Bool {
+                expand != nil ? BlockStep.inputRows(d, rows) * inRow <= bandBudgetFloats : rows * outRow <= bandBudgetFloats
+            }
+            var rows = 1
+            while rows < d.output.h && fits(rows + 1) { rows += 1 }
+            let read = BlockStep.inputRows(d, rows)
+            if expand != nil && (read - rows * d.window.sh) * 3 > read { return nil }
+            return BlockStep(expand: expand, depthwise: d, project: project, bandRows: rows, depthwiseInput: dw.input)
+        }
+        var result: [Step] = []
+        var i = 0
+        while i < steps.count {
+            if let b = block(at: i, expanding: true) {
+                result.append(b)
+                i += 3
+            } else if let b = block(at: i, expanding: false) {
+                result.append(b)
+                i += 2
+            } else {
+                result.append(steps[i])
+                i += 1
+            }
+        }
+        return result
+    }
+}

@@ -20,7 +20,8 @@ struct BlockStep: Step {
     var input: Int { expand?.input ?? depthwiseInput }
     let depthwiseInput: Int
 
-    /// Scratch floats for `rows` expanded input rows, and for one band of depthwise output.
+    /// Scratch floats for a band's expanded input rows (none without an expansion), and for one band
+    /// of depthwise output.
     private var expandedFloats: Int { expand == nil ? 0 : (Self.inputRows(depthwise, bandRows) * rowFloats(depthwise.input) + 15) & ~15 }
     private var bandFloats: Int { (bandRows * rowFloats(depthwise.output) + 15) & ~15 }
     private func rowFloats(_ s: HWC) -> Int { s.w * s.c }
@@ -101,15 +102,16 @@ struct BlockStep: Step {
 }
 
 extension PlanBuilder {
-    /// Scratch for the expanded rows of one band, per thread: about half a core's L2 cache on the CPUs
-    /// this runs on (512 KB to 2 MB), so the band's rows stay there between the three kernels.
+    /// Per thread, the expanded input rows of one band (or, without an expansion, its depthwise output
+    /// rows) take at most 192 KB, well inside a core's L2 cache on the CPUs this runs on (512 KB to
+    /// 2 MB) with the band's other rows, so they stay there between the three kernels.
     static let bandBudgetFloats = 48 * 1024
-    /// Intermediates smaller than this stay in the cache unfused; a band's set-up would cost more than
-    /// it saves.
+    /// Blocks whose depthwise input and output both have fewer floats than this (640 KB) stay unfused:
+    /// those tensors stay in the cache anyway, and a band's set-up would cost more than it saves.
     static let fuseAboveFloats = 160 * 1024
 
     /// Fuses `[1x1 expansion ->] depthwise -> 1x1 projection` chains whose intermediate tensors are
-    /// read by nothing else and are large, into `BlockStep`s.
+    /// read by nothing else, and whose depthwise input or output is large, into `BlockStep`s.
     static func fuseBlocks(_ steps: [Step], outputs: [Int]) -> [Step] {
         var readers: [Int: Int] = [:]
         for s in steps { for t in s.reads { readers[t, default: 0] += 1 } }

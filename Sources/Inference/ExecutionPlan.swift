@@ -11,7 +11,7 @@ public final class ExecutionPlan {
     public var isa: ISA { kernels.isa }
     /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
     public let arenaBytes: Int
-    /// Bytes of per-thread im2col scratch.
+    /// Bytes of per-thread scratch (im2col tiles, the bands of fused blocks).
     public let scratchBytes: Int
     /// The packed constants are read from a `SharedConstants` file (not a private copy).
     public let constantsShared: Bool

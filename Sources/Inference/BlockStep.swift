@@ -11,14 +11,14 @@ import Kernels
 /// equal the unfused steps' bit for bit: every output value is formed by the same kernel arithmetic.
 struct BlockStep: Step {
     let expand: ConvStep?
-    let depthwise: DepthwiseConv2D
+    let depthwiseStep: DepthwiseStep
     let project: ConvStep
     /// Depthwise output rows per band.
     let bandRows: Int
 
+    private var depthwise: DepthwiseConv2D { depthwiseStep.conv }
     /// The block's input: the expansion's, or the depthwise convolution's.
-    var input: Int { expand?.input ?? depthwiseInput }
-    let depthwiseInput: Int
+    var input: Int { expand?.input ?? depthwiseStep.input }
 
     /// Scratch floats for a band's expanded input rows (none without an expansion), and for one band
     /// of depthwise output.
@@ -29,14 +29,10 @@ struct BlockStep: Step {
     var reads: [Int] { [input] + (project.residual.map { [$0] } ?? []) }
     var writes: [Int] { [project.output] }
     var scratchCount: Int { expandedFloats + bandFloats }
-    var constants: [FloatBuffer] { (expand?.constants ?? []) + [depthwise.weights, depthwise.bias] + project.constants }
-    var multiplyAdds: Int {
-        (expand?.multiplyAdds ?? 0) + depthwise.output.count * depthwise.window.kh * depthwise.window.kw + project.multiplyAdds
-    }
+    var constants: [FloatBuffer] { (expand?.constants ?? []) + depthwiseStep.constants + project.constants }
+    var multiplyAdds: Int { (expand?.multiplyAdds ?? 0) + depthwiseStep.multiplyAdds + project.multiplyAdds }
     var description: String {
-        let w = depthwise.window
-        return "block " + (expand.map { "\($0.description), " } ?? "")
-            + "depthwise \(w.kh)x\(w.kw)/\(w.sh) \(depthwise.input) -> \(depthwise.output) \(depthwise.activation), "
+        "block " + (expand.map { "\($0.description), " } ?? "") + "\(depthwiseStep.description), "
             + project.description + " (bands of \(bandRows) rows)"
     }
 
@@ -141,7 +137,7 @@ extension PlanBuilder {
             while rows < d.output.h && fits(rows + 1) { rows += 1 }
             let read = BlockStep.inputRows(d, rows)
             if expand != nil && (read - rows * d.window.sh) * 3 > read { return nil }
-            return BlockStep(expand: expand, depthwise: d, project: project, bandRows: rows, depthwiseInput: dw.input)
+            return BlockStep(expand: expand, depthwiseStep: dw, project: project, bandRows: rows)
         }
         var result: [Step] = []
         var i = 0

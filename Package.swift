@@ -16,8 +16,16 @@ let kernelVariants: [Target] = [
             swiftSettings: [.unsafeFlags(["-target-cpu", "skylake-avx512", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
 ]
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+// For the tests only (the tool does not link it): the AVX-512 variant's code built for Haswell, so that
+// machines without AVX-512 run it too (each 16-wide operation as two 8-wide ones), check it against the
+// references and check that it gives the AVX2 kernels' results bit for bit.
+let emulatedVariants: [Target] = [
+    .target(name: "KernelsAVX512OnAVX2", dependencies: ["Kernels"],
+            swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
+]
 #else
 let kernelVariants: [Target] = []
+let emulatedVariants: [Target] = []
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA")]
 #endif
 
@@ -70,7 +78,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + emulatedVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
@@ -81,6 +89,6 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
-    ] + kernelVariants,
+    ] + kernelVariants + emulatedVariants,
     swiftLanguageModes: [.v5]
 )

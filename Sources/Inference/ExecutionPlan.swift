@@ -34,12 +34,14 @@ public final class ExecutionPlan {
     /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`); with `sharing`, the packed
     /// constants are read from a file other processes planning the same model map too. `fusingBlocks`
     /// runs depthwise-separable blocks with large intermediates over bands of rows (`BlockStep`); the
-    /// results are the same bit for bit, so turning it off is for tests and profiles.
+    /// results are the same bit for bit, so turning it off is for tests and profiles. `kernelSet`, when
+    /// given, replaces the chosen kernels: for tests running a variant built outside this module (the
+    /// AVX-512 code built for AVX2 machines).
     public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
-                sharing: SharedConstants? = nil, fusingBlocks: Bool = true) throws {
+                sharing: SharedConstants? = nil, fusingBlocks: Bool = true, kernelSet: (any KernelSet)? = nil) throws {
         self.model = model
         self.threads = max(1, threads)
-        kernels = try KernelSelection.kernels(try isa ?? KernelSelection.best())
+        kernels = try kernelSet ?? KernelSelection.kernels(try isa ?? KernelSelection.best())
         var builder = PlanBuilder(model: model)
         let unfused = try builder.build()
         let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: model.outputs) : unfused

@@ -11,8 +11,9 @@ final class BlockFusionTests: XCTestCase {
             var rng = SeededRandom(UInt64(40 + n))
             let inputs = [rng.floats(model.tensors[model.inputs[0]].count, in: 0...1),
                           rng.floats(model.tensors[model.inputs[0]].count, in: -1...1)]
-            for isa in KernelSelection.runnable {
-                let unfused = try ExecutionPlan(model: model, threads: 1, isa: isa, fusingBlocks: false)
+            for kernels in TestedKernels.all {
+                let isa = TestedKernels.label(kernels)
+                let unfused = try ExecutionPlan(model: model, threads: 1, fusingBlocks: false, kernelSet: kernels)
                 var expected: [[[Float]]] = []
                 for input in inputs {
                     try unfused.run(input)
@@ -21,7 +22,7 @@ final class BlockFusionTests: XCTestCase {
                 // Three threads split the rows unevenly (56 / 3), so bands start mid-way and threads
                 // expand the rows they share.
                 for threads in [1, 2, 3] {
-                    let fused = try ExecutionPlan(model: model, threads: threads, isa: isa)
+                    let fused = try ExecutionPlan(model: model, threads: threads, kernelSet: kernels)
                     XCTAssertLessThan(fused.stepCount, unfused.stepCount, "\(name): no block was fused")
                     // The fused intermediates leave the arena (hand_landmark_lite's peak is elsewhere).
                     XCTAssertLessThanOrEqual(fused.arenaBytes, unfused.arenaBytes, name)

@@ -1,6 +1,9 @@
 import Foundation
 import XCTest
 import Inference
+#if arch(x86_64)
+import KernelsAVX512OnAVX2
+#endif
 
 /// Where the repository's model files and reference interpreter are; tests that need them skip, saying why.
 enum Fixtures {
@@ -59,5 +62,29 @@ struct SeededRandom: RandomNumberGenerator {
     }
     mutating func floats(_ n: Int, in range: ClosedRange<Float> = -1...1) -> [Float] {
         (0..<n).map { _ in Float.random(in: range, using: &self) }
+    }
+}
+
+/// The kernel sets the tests run: every variant this CPU executes and, on a CPU with AVX2 but no
+/// AVX-512, the AVX-512 variant's code built for AVX2 (`KernelsAVX512OnAVX2`), so that the 16-wide
+/// kernels' code (the 12x16 GEMM tile, 16-channel depthwise, direct convolution) runs on every x86-64
+/// test machine, not only on AVX-512 ones. It proves the code, not the compiler's AVX-512 encoding.
+enum TestedKernels {
+    static let all: [any KernelSet] = {
+        var sets = KernelSelection.runnable.map { try! KernelSelection.kernels($0) }
+        #if arch(x86_64)
+        if KernelSelection.runnable.contains(.avx2) && !KernelSelection.runnable.contains(.avx512) {
+            sets.append(KernelsAVX512OnAVX2.KernelVariant())
+        }
+        #endif
+        return sets
+    }()
+
+    /// The AVX-512 code built for AVX2, when the tests run it.
+    static var avx512OnAVX2: (any KernelSet)? { all.first { label($0) == "avx512-on-avx2" } }
+
+    /// The instruction set, or `avx512-on-avx2` for the AVX-512 code built for AVX2.
+    static func label(_ k: any KernelSet) -> String {
+        String(reflecting: type(of: k)).hasPrefix("KernelsAVX512OnAVX2.") ? "avx512-on-avx2" : k.isa.rawValue
     }
 }

@@ -11,9 +11,10 @@ final class ModelParityTests: XCTestCase {
         var rng = SeededRandom(seed)
         let input = rng.floats(model.tensors[model.inputs[0]].count, in: 0...1)
         var reference: [[Float]]?
-        for isa in KernelSelection.runnable {
-            let plan = try ExecutionPlan(model: model, threads: 2, isa: isa)
-            XCTAssertEqual(plan.isa, isa)
+        for kernels in TestedKernels.all {
+            let isa = TestedKernels.label(kernels)
+            let plan = try ExecutionPlan(model: model, threads: 2, kernelSet: kernels)
+            XCTAssertEqual(plan.isa, kernels.isa)
             try plan.run(input)
             if reference == nil { reference = try Fixtures.reference(model: path, input: input, outputs: plan.outputs.count) }
             for (i, ref) in reference!.enumerated() {
@@ -23,6 +24,48 @@ final class ModelParityTests: XCTestCase {
                 let scale = ref.map(abs).max() ?? 0
                 print("parity \(name) [\(isa)] output \(i) '\(plan.outputs[i].name)' \(plan.outputs[i].shape): max |diff| \(diff) (max |ref| \(scale))")
                 XCTAssertLessThan(diff, 1e-3 * max(1, scale / 224), "\(name) [\(isa)] output \(i)")
+            }
+        }
+    }
+
+    /// The kernels with fused multiply-add (AVX2; AVX-512, run as built where the CPU has it and built
+    /// for AVX2 everywhere else) give the same outputs bit for bit on the four models: every output
+    /// value is accumulated in the same order, whatever the vector width and tile shape. So keypoints
+    /// made on an AVX-512 node and an AVX2 node of a cluster are the same, not merely close.
+    func testFusedMultiplyAddVariantsGiveTheSameBits() throws {
+        let fused = TestedKernels.all.filter { $0.isa != .baseline }
+        guard fused.count > 1 else {
+            print("SKIP: this CPU runs \(fused.count) kernel set with fused multiply-add; nothing to compare")
+            throw XCTSkip("fewer than two fused multiply-add kernel sets here")
+        }
+        for (n, name) in Fixtures.modelNames.enumerated() {
+            let model = try TFLiteModel(path: try Fixtures.modelPath(name))
+            var rng = SeededRandom(UInt64(70 + n))
+            let inputs = [rng.floats(model.tensors[model.inputs[0]].count, in: 0...1),
+                          rng.floats(model.tensors[model.inputs[0]].count, in: -1...1)]
+            let reference = try ExecutionPlan(model: model, threads: 1, kernelSet: fused[0])
+            var expected: [[[Float]]] = []
+            for input in inputs {
+                try reference.run(input)
+                expected.append((0..<reference.outputs.count).map { Array(reference.output($0)) })
+            }
+            for kernels in fused.dropFirst() {
+                for threads in [1, 2] {
+                    let plan = try ExecutionPlan(model: model, threads: threads, kernelSet: kernels)
+                    for (i, input) in inputs.enumerated() {
+                        try plan.run(input)
+                        var differing = 0, largest: Float = 0
+                        for o in 0..<plan.outputs.count {
+                            for (a, b) in zip(plan.output(o), expected[i][o]) where a.bitPattern != b.bitPattern {
+                                differing += 1
+                                largest = max(largest, abs(a - b))
+                            }
+                        }
+                        let label = "\(name) \(TestedKernels.label(kernels)) against \(TestedKernels.label(fused[0])), \(threads) threads, input \(i)"
+                        print("same bits \(label): \(differing) values differ (largest \(largest))")
+                        XCTAssertEqual(differing, 0, label)
+                    }
+                }
             }
         }
     }

@@ -51,7 +51,7 @@ struct BlockStep: Step {
 
     func run(_ ctx: RunContext) {
         let d = depthwise, dIn = d.input, dOut = d.output
-        let inRow = rowFloats(dIn), outRow = rowFloats(dOut)
+        let inRow = rowFloats(dIn)
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(project.output)
         let expandEpilogue = expand?.epilogue(ctx)
         let projectEpilogue = project.epilogue(ctx)
@@ -64,10 +64,9 @@ struct BlockStep: Step {
             while oy < rows.upperBound {
                 let end = min(oy + bandRows, rows.upperBound)
                 let need = inputRange(oy..<end)
-                // The depthwise kernel addresses rows by their index in the whole tensor; these bases
-                // put row `need.lowerBound` at the start of the scratch and row `oy` at the band's.
-                // Only rows inside the scratch are read or written through them.
-                let source: UnsafePointer<Float>
+                // The depthwise kernel reads input rows `need` from the scratch (row `need.lowerBound`
+                // first) or the whole input, and writes output rows `oy..<end` to the band.
+                let source: UnsafePointer<Float>, sourceFirstRow: Int
                 if let expand, let expandEpilogue {
                     var first = need.lowerBound
                     if need.lowerBound < held.upperBound && need.lowerBound >= held.lowerBound {
@@ -82,11 +81,11 @@ struct BlockStep: Step {
                                      epilogue: expandEpilogue)
                     }
                     held = need
-                    source = UnsafePointer(expanded - need.lowerBound * inRow)
+                    (source, sourceFirstRow) = (UnsafePointer(expanded), need.lowerBound)
                 } else {
-                    source = x
+                    (source, sourceFirstRow) = (x, 0)
                 }
-                kernels.depthwise(d, input: source, output: band - oy * outRow, rows: oy..<end)
+                kernels.depthwise(d, input: source, inputFirstRow: sourceFirstRow, output: band, outputFirstRow: oy, rows: oy..<end)
                 var e = projectEpilogue
                 if let r = e.residual { e.residual = r + oy * dOut.w * project.conv.output.c }
                 kernels.gemm(a: band, lda: dOut.c, rows: 0..<((end - oy) * dOut.w), weights: project.conv.weights,

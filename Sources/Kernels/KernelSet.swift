@@ -58,8 +58,11 @@ public protocol KernelSet: Sendable {
     /// Output pixels `pixels` of `conv`, using `scratch` of `conv.scratchCount` floats.
     func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
               scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue)
-    /// Output rows `rows` of `conv`.
-    func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Range<Int>)
+    /// Output rows `rows` of `conv`. `input` holds the input's rows from `inputFirstRow` on (those
+    /// `rows` read), `output` the output's rows from `outputFirstRow` on: a fused block passes the
+    /// bands of rows it keeps in scratch.
+    func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
+                   output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>)
     /// Max over each window; padded positions are ignored (as TFLite does), fused activation after.
     func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
                  output: UnsafeMutablePointer<Float>, rows: Range<Int>)
@@ -71,4 +74,11 @@ public protocol KernelSet: Sendable {
                pixels: Range<Int>)
     /// Rows of a `[batch, K]` input, each to a row of `[batch, N]` output.
     func fullyConnected(_ fc: FullyConnected, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, batch: Int)
+}
+
+extension KernelSet {
+    /// Output rows `rows` of `conv`, whole tensors in and out.
+    public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        depthwise(conv, input: input, inputFirstRow: 0, output: output, outputFirstRow: 0, rows: rows)
+    }
 }

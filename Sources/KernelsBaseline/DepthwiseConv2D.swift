@@ -4,8 +4,9 @@ import Kernels
 /// interior (four independent accumulators hide the FMA latency); border pixels skip taps that
 /// fall outside the input rather than reading padding.
 enum DepthwiseKernel {
-    /// Output rows `rows`.
-    static func run(_ conv: DepthwiseConv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+    /// Output rows `rows`; `x` starts at input row `inputFirstRow`, `y` at output row `outputFirstRow`.
+    static func run(_ conv: DepthwiseConv2D, input x: UnsafePointer<Float>, inputFirstRow: Int,
+                    output y: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {
         let input = conv.input, output = conv.output, window = conv.window, activation = conv.activation
         let bounds = activation.bounds, lo = Float8(repeating: bounds.lo), hi = Float8(repeating: bounds.hi)
         let c = input.c, vecC = c & ~7
@@ -20,10 +21,12 @@ enum DepthwiseKernel {
             let iy0 = oy &* sh &- window.padTop
             let kyLo = max(0, (-iy0 + dh - 1) / dh)
             let kyHi = max(kyLo, min(kh, (inH - iy0 + dh - 1) / dh))
-            let rowOffset: Int = oy &* outW &* c
+            let rowOffset: Int = (oy &- outputFirstRow) &* outW &* c
             let outRow = y + rowOffset
+            // Rows as `x` holds them: only rows kyLo..<kyHi of the window are read, all of them in `x`.
+            let heldIy0 = iy0 &- inputFirstRow
             let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, vecC: vecC, inW: inW, sw: sw, dh: dh,
-                                tapStep: tapStep, padLeft: window.padLeft, iy0: iy0, kyLo: kyLo, kyHi: kyHi,
+                                tapStep: tapStep, padLeft: window.padLeft, iy0: heldIy0, kyLo: kyLo, kyHi: kyHi,
                                 lo: lo, hi: hi, bounds: bounds)
             if sw == 1 && dw == 1 && (kw == 3 || kw == 5) {
                 // Stride 1: border pixels and the interior's leftovers go in groups of four too (reading
@@ -80,7 +83,7 @@ enum DepthwiseKernel {
                     var acc = b[ch]
                     for ky in kyLo..<kyHi {
                         for kx in kxLo..<kxHi {
-                            acc += x[((iy0 + ky * dh) * inW + ix0 + kx * dw) * c + ch] * w[(ky * kw + kx) * c + ch]
+                            acc += x[((heldIy0 + ky * dh) * inW + ix0 + kx * dw) * c + ch] * w[(ky * kw + kx) * c + ch]
                         }
                     }
                     outRow[ox * c + ch] = activation.apply(acc)
@@ -99,6 +102,8 @@ private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
     let c: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
+    /// The window's first input row, counted from the row `x` starts at (negative in the top padding);
+    /// rows `kyLo..<kyHi` of the window are the ones inside the input.
     let iy0: Int, kyLo: Int, kyHi: Int
     /// The activation as a clamp.
     let lo: Float8, hi: Float8

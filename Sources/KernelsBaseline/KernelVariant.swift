@@ -26,9 +26,9 @@ public struct KernelVariant: KernelSet {
         ConvKernel.run(conv, input: input, output: output, pixels: pixels, scratch: scratch, epilogue: epilogue)
     }
 
-    public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-                          rows: Range<Int>) {
-        DepthwiseKernel.run(conv, input: input, output: output, rows: rows)
+    public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
+                          output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {
+        DepthwiseKernel.run(conv, input: input, inputFirstRow: inputFirstRow, output: output, outputFirstRow: outputFirstRow, rows: rows)
     }
 
     public func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,

@@ -210,6 +210,22 @@ final class KernelTests: XCTestCase {
                         kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: win.outH / 2..<win.outH)
                     } }
                     assertClose(y, expected, "\(TestedKernels.label(kernels)) depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                    // As a fused block runs it: each part's output rows into a buffer of their own, from a
+                    // copy of only the input rows they read; the same values bit for bit.
+                    let rowFloats = s.w * s.c, outFloats = win.outW * s.c
+                    for part in [0..<win.outH / 2, win.outH / 2..<win.outH] where !part.isEmpty {
+                        let first = max(0, part.lowerBound * stride - win.padTop)
+                        let last = min(s.h, (part.upperBound - 1) * stride - win.padTop + k)
+                        let held = Array(x[(first * rowFloats)..<(max(first, last) * rowFloats)])
+                        var band = [Float](repeating: .nan, count: part.count * outFloats)
+                        held.withUnsafeBufferPointer { hp in band.withUnsafeMutableBufferPointer { bp in
+                            kernels.depthwise(dw, input: hp.baseAddress!, inputFirstRow: first,
+                                              output: bp.baseAddress!, outputFirstRow: part.lowerBound, rows: part)
+                        } }
+                        let whole = Array(y[(part.lowerBound * outFloats)..<(part.upperBound * outFloats)])
+                        let differing = zip(band, whole).filter { $0.bitPattern != $1.bitPattern }.count
+                        XCTAssertEqual(differing, 0, "\(TestedKernels.label(kernels)) depthwise case \(i) rows \(part) from rows \(first)..<\(last)")
+                    }
                 }
             }
         }

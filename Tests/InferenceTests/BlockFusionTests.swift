@@ -40,4 +40,21 @@ final class BlockFusionTests: XCTestCase {
             }
         }
     }
+
+    /// What is not fused, on the models' own layers: an expansion another step also reads (hand_landmark_lite's
+    /// 112x112x64, read by a max pool too) stays a step of its own, as do blocks whose tensors are below
+    /// the size gate (28x28x144); the same expansion in hand_landmark_full, read by its block alone, is fused.
+    func testSharedOrSmallIntermediatesStayUnfused() throws {
+        func steps(_ name: String) throws -> [String] {
+            let model = try TFLiteModel(path: try Fixtures.modelPath(name))
+            let plan = try ExecutionPlan(model: model, threads: 1)
+            return try plan.profile([Float](repeating: 0.5, count: plan.inputs[0].count)).map(\.step)
+        }
+        let lite = try steps("hand_landmark_lite"), full = try steps("hand_landmark_full")
+        let sharedExpansion = "conv 1x1/1 112x112x16 -> 112x112x64"
+        XCTAssertTrue(lite.contains { $0.hasPrefix(sharedExpansion) }, lite.joined(separator: "\n"))
+        XCTAssertFalse(lite.contains { $0.hasPrefix("block") && $0.contains(sharedExpansion) }, lite.joined(separator: "\n"))
+        XCTAssertTrue(lite.contains { $0.hasPrefix("depthwise 5x5/1 28x28x144") }, lite.joined(separator: "\n"))
+        XCTAssertTrue(full.contains { $0.hasPrefix("block \(sharedExpansion)") }, full.joined(separator: "\n"))
+    }
 }

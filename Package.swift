@@ -3,7 +3,8 @@ import PackageDescription
 
 // The kernels are built once per instruction set from the same sources (Sources/KernelsBaseline;
 // KernelsAVX2 and KernelsAVX512 are links to it), each with its own compiler target, and Inference
-// chooses one at run time. No other target gets CPU flags, so one binary runs on every x86-64 CPU.
+// chooses one at run time. No other target the tool links gets CPU flags, so one binary runs on every
+// x86-64 CPU. (KernelsAVX512OnAVX2, a third link, is for the tests only; see below.)
 // HANDPOSE_FMA makes the kernels use fused multiply-add, a library call per lane where the target
 // lacks FMA (x86-64 before v3); arm64 has it in its base instruction set.
 // No kernel checks exclusive access at run time: a kernel reads weight pointers held by classes (shared
@@ -19,13 +20,13 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 // For the tests only (the tool does not link it): the AVX-512 variant's code built for Haswell, so that
 // machines without AVX-512 run it too (each 16-wide operation as two 8-wide ones), check it against the
 // references and check that it gives the AVX2 kernels' results bit for bit.
-let emulatedVariants: [Target] = [
+let testOnlyVariants: [Target] = [
     .target(name: "KernelsAVX512OnAVX2", dependencies: ["Kernels"],
             swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
 ]
 #else
 let kernelVariants: [Target] = []
-let emulatedVariants: [Target] = []
+let testOnlyVariants: [Target] = []
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA")]
 #endif
 
@@ -78,7 +79,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + emulatedVariants.map { .target(name: $0.name) }),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
@@ -89,6 +90,6 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
-    ] + kernelVariants + emulatedVariants,
+    ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v5]
 )

@@ -7,7 +7,8 @@ import Foundation
 public final class ExecutionPlan {
     public let model: TFLiteModel
     public let threads: Int
-    /// The instruction set of the kernels that run the plan.
+    /// The instruction set of the kernels that run the plan (`avx512` also for the AVX-512 code the tests
+    /// build for AVX2).
     public var isa: ISA { kernels.isa }
     /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
     public let arenaBytes: Int
@@ -34,14 +35,24 @@ public final class ExecutionPlan {
     /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`); with `sharing`, the packed
     /// constants are read from a file other processes planning the same model map too. `fusingBlocks`
     /// runs depthwise-separable blocks with large intermediates over bands of rows (`BlockStep`); the
-    /// results are the same bit for bit, so turning it off is for tests and profiles. `kernelSet`, when
-    /// given, replaces the chosen kernels: for tests running a variant built outside this module (the
-    /// AVX-512 code built for AVX2 machines).
-    public init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
-                sharing: SharedConstants? = nil, fusingBlocks: Bool = true, kernelSet: (any KernelSet)? = nil) throws {
+    /// results are the same bit for bit, so turning it off is for tests and profiles.
+    public convenience init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
+                            sharing: SharedConstants? = nil, fusingBlocks: Bool = true) throws {
+        try self.init(model: model, threads: threads, kernels: KernelSelection.kernels(try isa ?? KernelSelection.best()),
+                      sharing: sharing, fusingBlocks: fusingBlocks)
+    }
+
+    /// Plans `model` with a kernel set built outside this module: for the tests, which run the AVX-512
+    /// code built for AVX2 (`KernelsAVX512OnAVX2`) on machines without AVX-512.
+    @_spi(Testing)
+    public convenience init(model: TFLiteModel, threads: Int, kernelSet: any KernelSet, fusingBlocks: Bool = true) throws {
+        try self.init(model: model, threads: threads, kernels: kernelSet, sharing: nil, fusingBlocks: fusingBlocks)
+    }
+
+    private init(model: TFLiteModel, threads: Int, kernels: any KernelSet, sharing: SharedConstants?, fusingBlocks: Bool) throws {
         self.model = model
         self.threads = max(1, threads)
-        kernels = try kernelSet ?? KernelSelection.kernels(try isa ?? KernelSelection.best())
+        self.kernels = kernels
         var builder = PlanBuilder(model: model)
         let unfused = try builder.build()
         let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: model.outputs) : unfused

@@ -3,6 +3,7 @@ import Kernels
 /// This module's kernels. The same sources build `KernelsBaseline` (no target flags), `KernelsAVX2`
 /// (x86-64-v3, fused multiply-add) and `KernelsAVX512` (x86-64-v4, 16-wide kernels); each module's
 /// `KernelVariant` runs only the code of its own build, and `Inference` picks the variant at run time.
+/// The tests also build `KernelsAVX512OnAVX2`: the AVX-512 code for Haswell, whose `isa` says `avx512`.
 public struct KernelVariant: KernelSet {
     public init() {}
 

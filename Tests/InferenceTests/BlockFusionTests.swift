@@ -13,7 +13,7 @@ final class BlockFusionTests: XCTestCase {
                           rng.floats(model.tensors[model.inputs[0]].count, in: -1...1)]
             for kernels in TestedKernels.all {
                 let isa = TestedKernels.label(kernels)
-                let unfused = try ExecutionPlan(model: model, threads: 1, fusingBlocks: false, kernelSet: kernels)
+                let unfused = try TestedKernels.plan(model, threads: 1, kernels: kernels, fusingBlocks: false)
                 var expected: [[[Float]]] = []
                 for input in inputs {
                     try unfused.run(input)
@@ -22,7 +22,7 @@ final class BlockFusionTests: XCTestCase {
                 // Three threads split the rows unevenly (56 / 3), so bands start mid-way and threads
                 // expand the rows they share.
                 for threads in [1, 2, 3] {
-                    let fused = try ExecutionPlan(model: model, threads: threads, kernelSet: kernels)
+                    let fused = try TestedKernels.plan(model, threads: threads, kernels: kernels)
                     XCTAssertLessThan(fused.stepCount, unfused.stepCount, "\(name): no block was fused")
                     // The fused intermediates leave the arena (hand_landmark_lite's peak is elsewhere).
                     XCTAssertLessThanOrEqual(fused.arenaBytes, unfused.arenaBytes, name)

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// The kernel variants are built from the same sources into three modules, each with its own CPU
-/// target, and linked into one binary. A function the compiler emits under the same name in several
+/// target, and linked into one binary (the tests link a fourth, `KernelsAVX512OnAVX2`). A function the compiler emits under the same name in several
 /// modules (a standard-library specialisation, a value-copying helper) is a weak symbol: the linker
 /// keeps one copy for every caller, so the AVX-512 copy could be called on an AVX2 CPU and die of an
 /// illegal instruction. Every weak function a variant module defines must therefore carry the

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Inference
+@_spi(Testing) import Inference
 #if arch(x86_64)
 import KernelsAVX512OnAVX2
 #endif
@@ -67,24 +67,42 @@ struct SeededRandom: RandomNumberGenerator {
 
 /// The kernel sets the tests run: every variant this CPU executes and, on a CPU with AVX2 but no
 /// AVX-512, the AVX-512 variant's code built for AVX2 (`KernelsAVX512OnAVX2`), so that the 16-wide
-/// kernels' code (the 12x16 GEMM tile, 16-channel depthwise, direct convolution) runs on every x86-64
-/// test machine, not only on AVX-512 ones. It proves the code, not the compiler's AVX-512 encoding.
+/// kernels' code (the 12x16 GEMM tile, 16-channel depthwise, direct convolution) runs on every test
+/// machine with AVX2, not only on AVX-512 ones. It checks the code, not the compiler's AVX-512 encoding.
 enum TestedKernels {
-    static let all: [any KernelSet] = {
-        var sets = KernelSelection.runnable.map { try! KernelSelection.kernels($0) }
+    static let all: [any KernelSet] = KernelSelection.runnable.map { try! KernelSelection.kernels($0) } + builtForAVX2
+
+    /// The AVX-512 code built for AVX2, where this CPU runs AVX2 but not AVX-512.
+    static var builtForAVX2: [any KernelSet] {
         #if arch(x86_64)
         if KernelSelection.runnable.contains(.avx2) && !KernelSelection.runnable.contains(.avx512) {
-            sets.append(KernelsAVX512OnAVX2.KernelVariant())
+            return [KernelsAVX512OnAVX2.KernelVariant()]
         }
         #endif
-        return sets
-    }()
+        return []
+    }
 
-    /// The AVX-512 code built for AVX2, when the tests run it.
-    static var avx512OnAVX2: (any KernelSet)? { all.first { label($0) == "avx512-on-avx2" } }
+    /// What the tests must run here: the instruction sets the CPU reports, and `avx512-on-avx2` where
+    /// it has AVX2 but not AVX-512.
+    static func expectedLabels(runnable: [ISA]) -> [String] {
+        var labels = runnable.map(\.rawValue)
+        #if arch(x86_64)
+        if runnable.contains(.avx2) && !runnable.contains(.avx512) { labels.append("avx512-on-avx2") }
+        #endif
+        return labels
+    }
 
     /// The instruction set, or `avx512-on-avx2` for the AVX-512 code built for AVX2.
     static func label(_ k: any KernelSet) -> String {
         String(reflecting: type(of: k)).hasPrefix("KernelsAVX512OnAVX2.") ? "avx512-on-avx2" : k.isa.rawValue
+    }
+
+    /// A plan with `kernels`: chosen by instruction set (as the tool does) for the variants built into
+    /// `Inference`, handed over for the AVX-512 code built for AVX2.
+    static func plan(_ model: TFLiteModel, threads: Int, kernels: any KernelSet, fusingBlocks: Bool = true) throws -> ExecutionPlan {
+        if label(kernels) == kernels.isa.rawValue {
+            return try ExecutionPlan(model: model, threads: threads, isa: kernels.isa, fusingBlocks: fusingBlocks)
+        }
+        return try ExecutionPlan(model: model, threads: threads, kernelSet: kernels, fusingBlocks: fusingBlocks)
     }
 }

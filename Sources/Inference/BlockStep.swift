@@ -22,9 +22,10 @@ struct BlockStep: Step {
 
     /// Scratch floats for a band's expanded input rows (none without an expansion), and for one band
     /// of depthwise output.
-    private var expandedFloats: Int { expand == nil ? 0 : (Self.inputRows(depthwise, bandRows) * rowFloats(depthwise.input) + 15) & ~15 }
-    private var bandFloats: Int { (bandRows * rowFloats(depthwise.output) + 15) & ~15 }
-    private func rowFloats(_ s: HWC) -> Int { s.w * s.c }
+    private var expandedFloats: Int { expand == nil ? 0 : (Self.inputRows(depthwise, bandRows) * Self.rowFloats(depthwise.input) + 15) & ~15 }
+    private var bandFloats: Int { (bandRows * Self.rowFloats(depthwise.output) + 15) & ~15 }
+    /// Floats of one row of an NHWC tensor.
+    static func rowFloats(_ s: HWC) -> Int { s.w * s.c }
 
     var reads: [Int] { [input] + (project.residual.map { [$0] } ?? []) }
     var writes: [Int] { [project.output] }
@@ -43,15 +44,14 @@ struct BlockStep: Step {
 
     /// The input rows output rows `rows` read, clipped to the input.
     private func inputRange(_ rows: Range<Int>) -> Range<Int> {
-        let w = depthwise.window
-        let lo = max(0, rows.lowerBound * w.sh - w.padTop)
-        let hi = min(depthwise.input.h, (rows.upperBound - 1) * w.sh - w.padTop + (w.kh - 1) * w.dh + 1)
+        let top = rows.lowerBound * depthwise.window.sh - depthwise.window.padTop
+        let lo = max(0, top), hi = min(depthwise.input.h, top + Self.inputRows(depthwise, rows.count))
         return lo..<max(lo, hi)
     }
 
     func run(_ ctx: RunContext) {
         let d = depthwise, dIn = d.input, dOut = d.output
-        let inRow = rowFloats(dIn)
+        let inRow = Self.rowFloats(dIn)
         let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(project.output)
         let expandEpilogue = expand?.epilogue(ctx)
         let projectEpilogue = project.epilogue(ctx)
@@ -128,7 +128,7 @@ extension PlanBuilder {
             // The most output rows whose expanded input rows (or, without an expansion, whose depthwise
             // output rows) fit the budget. With an expansion, the rows a band shares with the next
             // (moved, not recomputed) must be at most a third of those it reads.
-            let inRow = d.input.w * d.input.c, outRow = d.output.w * d.output.c
+            let inRow = BlockStep.rowFloats(d.input), outRow = BlockStep.rowFloats(d.output)
             func fits(_ rows: Int) -> Bool {
                 expand != nil ? BlockStep.inputRows(d, rows) * inRow <= bandBudgetFloats : rows * outRow <= bandBudgetFloats
             }

@@ -8,17 +8,11 @@ final class BlockFusionTests: XCTestCase {
     func testFusedBlocksEqualTheUnfusedPlanBitForBit() throws {
         for (n, name) in Fixtures.modelNames.enumerated() {
             let model = try TFLiteModel(path: try Fixtures.modelPath(name))
-            var rng = SeededRandom(UInt64(40 + n))
-            let inputs = [rng.floats(model.tensors[model.inputs[0]].count, in: 0...1),
-                          rng.floats(model.tensors[model.inputs[0]].count, in: -1...1)]
+            let inputs = SameBits.inputs(model, seed: UInt64(40 + n))
             for kernels in TestedKernels.all {
                 let isa = TestedKernels.label(kernels)
                 let unfused = try TestedKernels.plan(model, threads: 1, kernels: kernels, fusingBlocks: false)
-                var expected: [[[Float]]] = []
-                for input in inputs {
-                    try unfused.run(input)
-                    expected.append((0..<unfused.outputs.count).map { Array(unfused.output($0)) })
-                }
+                let expected = try inputs.map { try SameBits.outputs(unfused, $0) }
                 // Three threads split the rows unevenly (56 / 3), so bands start mid-way and threads
                 // expand the rows they share.
                 for threads in [1, 2, 3] {
@@ -29,10 +23,8 @@ final class BlockFusionTests: XCTestCase {
                     if name.hasSuffix("full") { XCTAssertLessThan(fused.arenaBytes, unfused.arenaBytes, name) }
                     // Each input twice: a run must not depend on what an earlier run left in the scratch.
                     for (i, input) in (inputs + inputs).enumerated() {
-                        try fused.run(input)
-                        for o in 0..<fused.outputs.count {
-                            let ours = Array(fused.output(o)), theirs = expected[i % inputs.count][o]
-                            let differing = zip(ours, theirs).filter { $0.bitPattern != $1.bitPattern }.count
+                        for (o, ours) in try SameBits.outputs(fused, input).enumerated() {
+                            let differing = SameBits.differing(ours, expected[i % inputs.count][o]).count
                             XCTAssertEqual(differing, 0, "\(name) [\(isa)] \(threads) threads, input \(i), output \(o): \(differing) of \(ours.count) differ")
                         }
                     }

@@ -65,6 +65,27 @@ struct SeededRandom: RandomNumberGenerator {
     }
 }
 
+/// Plans compared bit for bit (fused against unfused, one kernel set against another).
+enum SameBits {
+    /// Two seeded inputs for `model`: values in [0, 1] and in [-1, 1].
+    static func inputs(_ model: TFLiteModel, seed: UInt64) -> [[Float]] {
+        var rng = SeededRandom(seed)
+        let count = model.tensors[model.inputs[0]].count
+        return [rng.floats(count, in: 0...1), rng.floats(count, in: -1...1)]
+    }
+
+    /// Every output of `plan` run on `input`.
+    static func outputs(_ plan: ExecutionPlan, _ input: [Float]) throws -> [[Float]] {
+        try plan.run(input)
+        return (0..<plan.outputs.count).map { Array(plan.output($0)) }
+    }
+
+    /// The values of `a` and `b` whose bits differ, with the largest difference among them.
+    static func differing(_ a: [Float], _ b: [Float]) -> (count: Int, largest: Float) {
+        zip(a, b).filter { $0.bitPattern != $1.bitPattern }.reduce((0, 0)) { ($0.0 + 1, max($0.1, abs($1.0 - $1.1))) }
+    }
+}
+
 /// The kernel sets the tests run: every variant this CPU executes and, on a CPU with AVX2 but no
 /// AVX-512, the AVX-512 variant's code built for AVX2 (`KernelsAVX512OnAVX2`), so that the 16-wide
 /// kernels' code (the 12x16 GEMM tile, 16-channel depthwise, direct convolution) runs on every test

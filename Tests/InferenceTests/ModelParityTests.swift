@@ -44,27 +44,15 @@ final class ModelParityTests: XCTestCase {
         }
         for (n, name) in Fixtures.modelNames.enumerated() {
             let model = try TFLiteModel(path: try Fixtures.modelPath(name))
-            var rng = SeededRandom(UInt64(70 + n))
-            let inputs = [rng.floats(model.tensors[model.inputs[0]].count, in: 0...1),
-                          rng.floats(model.tensors[model.inputs[0]].count, in: -1...1)]
+            let inputs = SameBits.inputs(model, seed: UInt64(70 + n))
             let reference = try TestedKernels.plan(model, threads: 1, kernels: fused[0])
-            var expected: [[[Float]]] = []
-            for input in inputs {
-                try reference.run(input)
-                expected.append((0..<reference.outputs.count).map { Array(reference.output($0)) })
-            }
+            let expected = try inputs.map { try SameBits.outputs(reference, $0) }
             for kernels in fused.dropFirst() {
                 for threads in [1, 2] {
                     let plan = try TestedKernels.plan(model, threads: threads, kernels: kernels)
                     for (i, input) in inputs.enumerated() {
-                        try plan.run(input)
-                        var differing = 0, largest: Float = 0
-                        for o in 0..<plan.outputs.count {
-                            for (a, b) in zip(plan.output(o), expected[i][o]) where a.bitPattern != b.bitPattern {
-                                differing += 1
-                                largest = max(largest, abs(a - b))
-                            }
-                        }
+                        let found = try zip(SameBits.outputs(plan, input), expected[i]).map(SameBits.differing)
+                        let differing = found.reduce(0) { $0 + $1.count }, largest = found.map(\.largest).max() ?? 0
                         let label = "\(name) \(TestedKernels.label(kernels)) against \(TestedKernels.label(fused[0])), \(threads) threads, input \(i)"
                         print("same bits \(label): \(differing) values differ (largest \(largest))")
                         XCTAssertEqual(differing, 0, label)

@@ -112,17 +112,38 @@ extension PlanBuilder {
         for s in steps { for t in s.reads { readers[t, default: 0] += 1 } }
         for t in outputs { readers[t, default: 0] += 1 }
         func onlyFor(_ t: Int) -> Bool { readers[t] == 1 }
-        func block(at i: Int, expanding: Bool) -> BlockStep? {
-            let di = expanding ? i + 1 : i
-            guard di + 1 < steps.count, let dw = steps[di] as? DepthwiseStep,
-                  let project = steps[di + 1] as? ConvStep, project.conv.isPointwise, project.input == dw.output,
-                  onlyFor(dw.output), project.residual != dw.output else { return nil }
-            var expand: ConvStep? = nil
-            if expanding {
-                guard let e = steps[i] as? ConvStep, e.conv.isPointwise, e.residual == nil, e.output == dw.input,
-                      onlyFor(e.output), project.residual != e.output else { return nil }
-                expand = e
+        /// Step `from` or, past up to `skipping` steps that read none of `avoiding`, the first step after it
+        /// that reads `tensor`; with the steps passed over.
+        func next(reading tensor: Int, from: Int, avoiding: Set<Int>, skipping: Int) -> (index: Int, passed: [Int])? {
+            var passed: [Int] = []
+            var j = from
+            while j < steps.count {
+                if steps[j].reads.contains(tensor) { return (j, passed) }
+                guard passed.count < skipping, avoiding.isDisjoint(with: steps[j].reads) else { return nil }
+                passed.append(j)
+                j += 1
             }
+            return nil
+        }
+        /// The block that starts at step `i` (its expansion when `expanding`, else its depthwise step), and the
+        /// steps between its members: those read nothing the block's members before them write (the models'
+        /// shortcuts: a max pool, a channel pad), so they run first.
+        func block(at i: Int, expanding: Bool) -> (block: BlockStep, members: [Int], first: [Int])? {
+            var expand: ConvStep? = nil
+            var first: [Int] = []
+            var di = i
+            if expanding {
+                guard let e = steps[i] as? ConvStep, e.conv.isPointwise, e.residual == nil, onlyFor(e.output),
+                      let found = next(reading: e.output, from: i + 1, avoiding: [e.output], skipping: 2) else { return nil }
+                expand = e
+                di = found.index
+                first += found.passed
+            }
+            guard let dw = steps[di] as? DepthwiseStep, dw.input == expand?.output ?? dw.input, onlyFor(dw.output),
+                  let found = next(reading: dw.output, from: di + 1, avoiding: Set([dw.output] + (expand.map { [$0.output] } ?? [])), skipping: 2),
+                  let project = steps[found.index] as? ConvStep, project.conv.isPointwise, project.input == dw.output,
+                  project.residual != dw.output, project.residual == nil || project.residual != expand?.output else { return nil }
+            first += found.passed
             let d = dw.conv
             guard max(d.input.count, d.output.count) >= fuseAboveFloats else { return nil }
             // The most output rows whose expanded input rows (or, without an expansion, whose depthwise
@@ -136,20 +157,18 @@ extension PlanBuilder {
             while rows < d.output.h && fits(rows + 1) { rows += 1 }
             let read = BlockStep.inputRows(d, rows)
             if expand != nil && (read - rows * d.window.sh) * 3 > read { return nil }
-            return BlockStep(expand: expand, depthwiseStep: dw, project: project, bandRows: rows)
+            let members = (expanding ? [i] : []) + [di, found.index]
+            return (BlockStep(expand: expand, depthwiseStep: dw, project: project, bandRows: rows), members, first)
         }
         var result: [Step] = []
-        var i = 0
-        while i < steps.count {
-            if let b = block(at: i, expanding: true) {
-                result.append(b)
-                i += 3
-            } else if let b = block(at: i, expanding: false) {
-                result.append(b)
-                i += 2
+        var placed = Set<Int>()
+        for i in steps.indices where !placed.contains(i) {
+            if let b = block(at: i, expanding: true) ?? block(at: i, expanding: false) {
+                for j in b.first { result.append(steps[j]) }
+                result.append(b.block)
+                placed.formUnion(b.members + b.first)
             } else {
                 result.append(steps[i])
-                i += 1
             }
         }
         return result

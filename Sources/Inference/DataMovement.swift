@@ -40,6 +40,18 @@ public enum DataMovement {
         }
     }
 
+    /// Zero padding of the last dimension only, pixels `pixels` of `[pixels, channels]`.
+    public static func padChannels(_ x: UnsafePointer<Float>, channels c: Int, before: Int, after: Int,
+                                   _ y: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
+        let outC = before + c + after
+        for p in pixels {
+            let dst = y + p * outC
+            dst.update(repeating: 0, count: before)
+            (dst + before).update(from: x + p * c, count: c)
+            (dst + before + c).update(repeating: 0, count: after)
+        }
+    }
+
     /// Concatenation along `axis`: each input is `outer x (its size on axis) x inner`.
     public static func concat(_ inputs: [(pointer: UnsafePointer<Float>, axisSize: Int)], outer: Int, inner: Int,
                               _ y: UnsafeMutablePointer<Float>) {

@@ -84,7 +84,15 @@ struct PlanBuilder {
                     if next.code == .add, case .activation(let act) = next.options,
                        model.tensors[next.inputs[0]].shape == model.tensors[next.inputs[1]].shape {
                         let other = next.inputs[0] == output ? next.inputs[1] : next.inputs[0]
-                        if try constant(other) == nil, (producer[other] ?? -1) < i {
+                        // The other operand must be ready before this conv: made earlier, or made later by a
+                        // few operators that need nothing of this conv (the palm models' max pool and channel
+                        // pad of a block's input, its shortcut), which then run first.
+                        let early = try constant(other) == nil ? hoistable(producer[other], before: i, ops: ops, producer: producer, consumed: consumed) : nil
+                        if let early {
+                            for h in early {
+                                steps.append(try step(ops[h]))
+                                consumed.insert(h)
+                            }
                             residual = other
                             residualActivation = act
                             consumed.insert(j)
@@ -106,6 +114,21 @@ struct PlanBuilder {
             steps.append(try step(op))
         }
         return steps
+    }
+
+    /// Operators to run before op `i` so that tensor-producing op `p` (nil: a graph input) has run: none
+    /// if it comes before `i`; otherwise it and what it needs, in graph order, if that is at most three
+    /// operators, none a convolution (those fuse with what follows them) or already placed. Nil if not.
+    func hoistable(_ p: Int?, before i: Int, ops: [Operator], producer: [Int: Int], consumed: Set<Int>) -> [Int]? {
+        var needed = Set<Int>()
+        func visit(_ p: Int?) -> Bool {
+            guard let p, p > i else { return true }
+            if needed.contains(p) { return true }
+            guard !consumed.contains(p), ops[p].code != .conv2D, needed.count < 3 else { return false }
+            needed.insert(p)
+            return ops[p].inputs.allSatisfy { $0 < 0 || visit(producer[$0]) }
+        }
+        return visit(p) ? needed.sorted() : nil
     }
 
     mutating func convStep(_ op: Operator, output: Int, residual: Int?, residualActivation: Activation, alpha: [Float]?) throws -> Step {

@@ -302,6 +302,13 @@ final class KernelTests: XCTestCase {
             DataMovement.pad(xp.baseAddress!, shape: [1, 2, 1, 2], pads: [(0, 0), (0, 0), (0, 0), (1, 2)], yp.baseAddress!)
         } }
         XCTAssertEqual(y, [0, 1, 2, 0, 0, 0, 3, 4, 0, 0])
+        // The channels-only form the plan splits over threads: two pixel ranges, each pixel written whole.
+        var z = [Float](repeating: .nan, count: 2 * 1 * 5)
+        x.withUnsafeBufferPointer { xp in z.withUnsafeMutableBufferPointer { zp in
+            DataMovement.padChannels(xp.baseAddress!, channels: 2, before: 1, after: 2, zp.baseAddress!, pixels: 1..<2)
+            DataMovement.padChannels(xp.baseAddress!, channels: 2, before: 1, after: 2, zp.baseAddress!, pixels: 0..<1)
+        } }
+        XCTAssertEqual(z, y)
         let a: [Float] = [1, 2, 3, 4], b: [Float] = [9, 8]
         var c = [Float](repeating: 0, count: 6)
         a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in c.withUnsafeMutableBufferPointer { cp in

@@ -58,11 +58,12 @@ public protocol KernelSet: Sendable {
     /// Output pixels `pixels` of `conv`, using `scratch` of `conv.scratchCount` floats.
     func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
               scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue)
-    /// Output rows `rows` of `conv`. `input` holds the input's rows from `inputFirstRow` on (those
-    /// `rows` read), `output` the output's rows from `outputFirstRow` on: a fused block passes the
-    /// bands of rows it keeps in scratch.
+    /// Output rows `rows` of `conv`, channels `channels` of them (a range that starts at a multiple of 16).
+    /// `input` holds the input's rows from `inputFirstRow` on (those `rows` read), `output` the output's
+    /// rows from `outputFirstRow` on: a fused block passes the bands of rows it keeps in scratch. Each
+    /// value is formed by the same arithmetic whichever rows and channels a call covers.
     func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
-                   output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>)
+                   output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>, channels: Range<Int>)
     /// Max over each window; padded positions are ignored (as TFLite does), fused activation after.
     func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,
                  output: UnsafeMutablePointer<Float>, rows: Range<Int>)
@@ -77,6 +78,13 @@ public protocol KernelSet: Sendable {
 }
 
 extension KernelSet {
+    /// Output rows `rows` of `conv`, every channel.
+    public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
+                          output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {
+        depthwise(conv, input: input, inputFirstRow: inputFirstRow, output: output, outputFirstRow: outputFirstRow,
+                  rows: rows, channels: 0..<conv.input.c)
+    }
+
     /// Output rows `rows` of `conv`, whole tensors in and out.
     public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         depthwise(conv, input: input, inputFirstRow: 0, output: output, outputFirstRow: 0, rows: rows)

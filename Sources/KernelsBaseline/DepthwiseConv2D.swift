@@ -4,12 +4,13 @@ import Kernels
 /// interior (four independent accumulators hide the FMA latency); border pixels skip taps that
 /// fall outside the input rather than reading padding.
 enum DepthwiseKernel {
-    /// Output rows `rows`; `x` starts at input row `inputFirstRow`, `y` at output row `outputFirstRow`.
+    /// Output rows `rows`, channels `channels` (from a multiple of 16); `x` starts at input row
+    /// `inputFirstRow`, `y` at output row `outputFirstRow`.
     static func run(_ conv: DepthwiseConv2D, input x: UnsafePointer<Float>, inputFirstRow: Int,
-                    output y: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {
+                    output y: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>, channels: Range<Int>) {
         let input = conv.input, output = conv.output, window = conv.window, activation = conv.activation
         let bounds = activation.bounds, lo = Float8(repeating: bounds.lo), hi = Float8(repeating: bounds.hi)
-        let c = input.c, vecC = c & ~7
+        let c = input.c, chLo = channels.lowerBound, vecC = chLo + ((channels.upperBound - chLo) & ~7)
         let w = UnsafePointer(conv.weights.pointer), b = UnsafePointer(conv.bias.pointer)
         let (kh, kw, sh, sw, dh, dw) = (window.kh, window.kw, window.sh, window.sw, window.dh, window.dw)
         let (inH, inW, outW) = (input.h, input.w, output.w)
@@ -25,7 +26,7 @@ enum DepthwiseKernel {
             let outRow = y + rowOffset
             // Rows as `x` holds them: only rows kyLo..<kyHi of the window are read, all of them in `x`.
             let heldIy0 = iy0 &- inputFirstRow
-            let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, vecC: vecC, inW: inW, sw: sw, dh: dh,
+            let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, chLo: chLo, vecC: vecC, inW: inW, sw: sw, dh: dh,
                                 tapStep: tapStep, padLeft: window.padLeft, iy0: heldIy0, kyLo: kyLo, kyHi: kyHi,
                                 lo: lo, hi: hi, bounds: bounds)
             if sw == 1 && dw == 1 && (kw == 3 || kw == 5) {
@@ -76,7 +77,7 @@ enum DepthwiseKernel {
             }
             var ch = vecC
             // Channels past the last multiple of eight.
-            while ch < c {
+            while ch < channels.upperBound {
                 for ox in 0..<outW {
                     let ix0 = ox * sw - window.padLeft
                     let kxLo = max(0, (-ix0 + dw - 1) / dw), kxHi = max(kxLo, min(kw, (inW - ix0 + dw - 1) / dw))
@@ -94,14 +95,15 @@ enum DepthwiseKernel {
     }
 }
 
-/// One output row of the first `vecC` channels. Interior pixels go four at a time, sharing each
+/// One output row of channels `chLo..<vecC`. Interior pixels go four at a time, sharing each
 /// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
 /// all its channel blocks); border pixels and leftovers go one at a time, four channel blocks at
 /// once for independent accumulators. With AVX-512, sixteen channels per vector, then eight.
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
-    let c: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
+    /// Channels `chLo..<vecC` go in vectors.
+    let c: Int, chLo: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
     /// The window's first input row, counted from the row `x` starts at (negative in the top padding);
     /// rows `kyLo..<kyHi` of the window are the ones inside the input.
     let iy0: Int, kyLo: Int, kyHi: Int
@@ -118,7 +120,7 @@ private struct RowKernel {
         while ox + 4 <= oxEnd {
             let inBase: Int = (iy0 &* inW &+ ox &* sw &- padLeft) &* c
             let o = outRow + ox &* c
-            var ch = 0
+            var ch = chLo
             #if HANDPOSE_AVX512
             while ch &+ 16 <= vecC {
                 let bv = load16(b + ch)
@@ -212,7 +214,7 @@ private struct RowKernel {
         let ix0 = ox &- padLeft
         let o = outRow + ox &* c
         let zero = Float8(repeating: 0)
-        var ch = 0
+        var ch = chLo
         while ch < vecC {
             let bv = load8(b + ch)
             var a0 = bv, a1 = bv, a2 = bv, a3 = bv
@@ -251,7 +253,7 @@ private struct RowKernel {
     func pixel(_ ox: Int, taps: Range<Int>, kw: Int) {
         let inBase: Int = (iy0 &* inW &+ ox &* sw &- padLeft) &* c
         let o = outRow + ox &* c
-        var ch = 0
+        var ch = chLo
         #if HANDPOSE_AVX512
         while ch &+ 64 <= vecC {
             var a0 = load16(b + ch), a1 = load16(b + (ch &+ 16)), a2 = load16(b + (ch &+ 32)), a3 = load16(b + (ch &+ 48))

@@ -28,8 +28,9 @@ public struct KernelVariant: KernelSet {
     }
 
     public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
-                          output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {
-        DepthwiseKernel.run(conv, input: input, inputFirstRow: inputFirstRow, output: output, outputFirstRow: outputFirstRow, rows: rows)
+                          output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>, channels: Range<Int>) {
+        DepthwiseKernel.run(conv, input: input, inputFirstRow: inputFirstRow, output: output, outputFirstRow: outputFirstRow,
+                            rows: rows, channels: channels)
     }
 
     public func maxPool(input: UnsafePointer<Float>, shape: HWC, window: Window, activation: Activation,

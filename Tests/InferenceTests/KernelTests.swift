@@ -213,6 +213,21 @@ final class KernelTests: XCTestCase {
                         kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: win.outH / 2..<win.outH)
                     } }
                     assertClose(y, expected, "\(TestedKernels.label(kernels)) depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                    // As threads split the channels of a small map: blocks of 16 (the last one partial where
+                    // the channels are not a multiple of 16), each into a buffer of NaN: its channels the same
+                    // values bit for bit, no other channel written.
+                    for lower in Swift.stride(from: 0, to: s.c, by: 16) {
+                        let block = lower..<min(s.c, lower + 16)
+                        var part = [Float](repeating: .nan, count: dw.output.count)
+                        x.withUnsafeBufferPointer { xp in part.withUnsafeMutableBufferPointer { yp in
+                            kernels.depthwise(dw, input: xp.baseAddress!, inputFirstRow: 0, output: yp.baseAddress!, outputFirstRow: 0,
+                                              rows: 0..<win.outH, channels: block)
+                        } }
+                        let wrong = part.indices.filter { j in
+                            block.contains(j % s.c) ? part[j].bitPattern != y[j].bitPattern : !part[j].isNaN
+                        }.count
+                        XCTAssertEqual(wrong, 0, "\(TestedKernels.label(kernels)) depthwise case \(i) channels \(block)")
+                    }
                     // As a fused block runs it: each third of the output rows (top edge, middle, bottom
                     // edge) into a band of its own, from a copy of only the input rows it reads, both with
                     // `k` rows of NaN before and after; the same values bit for bit, the guards untouched.

@@ -131,13 +131,15 @@ final class KernelVariantTests: XCTestCase {
         }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
         let models = try ToolRunner.models()
-        // Both emulated CPUs at once: one core each.
+        // Both emulated CPUs at once: one core each. The choice is the CPU's alone: a cap the test run
+        // was given (HANDPOSE_MAX_ISA=baseline, to test the baseline) is lifted for these runs.
         var results: [String: (Int32, String)] = [:]
         let lock = NSLock()
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             let cpu = ["Nehalem", "Haswell"][i]
             let r = (try? ToolRunner.process(qemu, ["-cpu", cpu, binary, "bench", "models", "--runs", "1", "--rounds", "1",
-                                                    "--threads", "1", "--json", "--models", models])) ?? (-1, "could not start qemu")
+                                                    "--threads", "1", "--json", "--models", models],
+                                                   environment: ["HANDPOSE_MAX_ISA": "avx512"])) ?? (-1, "could not start qemu")
             lock.lock(); results[cpu] = r; lock.unlock()
         }
         for (cpu, isa) in [("Nehalem", "baseline"), ("Haswell", "avx2")] {

@@ -116,11 +116,17 @@ private struct RowKernel {
     @inline(__always)
     func interior(kw: Int, from oxFirst: Int, to oxEnd: Int) -> Int {
         let pixelStep: Int = sw &* c
+        // Stride 1, no dilation, 3x3 or 5x5: the four pixels' windows overlap (see `slide`).
+        let sliding = sw == 1 && tapStep == c && (kw == 3 || kw == 5)
         var ox = oxFirst
         while ox + 4 <= oxEnd {
             let inBase: Int = (iy0 &* inW &+ ox &* sw &- padLeft) &* c
             let o = outRow + ox &* c
             var ch = chLo
+            if sliding {
+                slide(kw: kw, ox: ox, count: 4, clipped: false)
+                ch = vecC
+            }
             #if HANDPOSE_AVX512
             while ch &+ 16 <= vecC {
                 let bv = load16(b + ch)
@@ -145,40 +151,6 @@ private struct RowKernel {
                 ch &+= 16
             }
             #endif
-            // Stride 1, no dilation, 3x3 or 5x5: the four pixels' windows overlap, so each kernel row
-            // loads its kw + 3 input vectors once and every one serves up to four pixels (9 loads a
-            // row instead of 15 for 3x3, 13 instead of 25 for 5x5). The sums are formed in the same
-            // order as below, so the results are the same to the bit.
-            if sw == 1 && tapStep == c && (kw == 3 || kw == 5) {
-                while ch < vecC {
-                    let bv = load8(b + ch)
-                    var a0 = bv, a1 = bv, a2 = bv, a3 = bv
-                    for ky in kyLo..<kyHi {
-                        let p = x + (inBase &+ ky &* dh &* inW &* c &+ ch)
-                        let q = w + (ky &* kw &* c &+ ch)
-                        let i0 = load8(p), i1 = load8(p + c), i2 = load8(p + 2 &* c)
-                        let i3 = load8(p + 3 &* c), i4 = load8(p + 4 &* c), i5 = load8(p + 5 &* c)
-                        var wv = load8(q)
-                        a0 = fma8(a0, i0, wv); a1 = fma8(a1, i1, wv); a2 = fma8(a2, i2, wv); a3 = fma8(a3, i3, wv)
-                        wv = load8(q + c)
-                        a0 = fma8(a0, i1, wv); a1 = fma8(a1, i2, wv); a2 = fma8(a2, i3, wv); a3 = fma8(a3, i4, wv)
-                        wv = load8(q + 2 &* c)
-                        a0 = fma8(a0, i2, wv); a1 = fma8(a1, i3, wv); a2 = fma8(a2, i4, wv); a3 = fma8(a3, i5, wv)
-                        if kw == 5 {
-                            let i6 = load8(p + 6 &* c), i7 = load8(p + 7 &* c)
-                            wv = load8(q + 3 &* c)
-                            a0 = fma8(a0, i3, wv); a1 = fma8(a1, i4, wv); a2 = fma8(a2, i5, wv); a3 = fma8(a3, i6, wv)
-                            wv = load8(q + 4 &* c)
-                            a0 = fma8(a0, i4, wv); a1 = fma8(a1, i5, wv); a2 = fma8(a2, i6, wv); a3 = fma8(a3, i7, wv)
-                        }
-                    }
-                    store8(clamp8(a0, lo, hi), o + ch)
-                    store8(clamp8(a1, lo, hi), o + (c &+ ch))
-                    store8(clamp8(a2, lo, hi), o + (2 &* c &+ ch))
-                    store8(clamp8(a3, lo, hi), o + (3 &* c &+ ch))
-                    ch &+= 8
-                }
-            }
             while ch < vecC {
                 let bv = load8(b + ch)
                 var a0 = bv, a1 = bv, a2 = bv, a3 = bv
@@ -211,40 +183,86 @@ private struct RowKernel {
     /// are those of `pixel` with clipped taps). Pixels past `count` are computed and not stored.
     @inline(__always)
     func edgeGroup(kw: Int, ox: Int, count: Int) {
+        slide(kw: kw, ox: ox, count: count, clipped: true)
+    }
+
+    /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC`: the
+    /// four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and every one
+    /// serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
+    /// `clipped`, columns outside the input read as zero. The sums are formed in the order `pixel` forms
+    /// them, so the results are the same to the bit. With AVX-512, two blocks of sixteen channels at once
+    /// (eight accumulators: four would leave the FMA units waiting on the latency), then one, then eight.
+    @inline(__always)
+    func slide(kw: Int, ox: Int, count: Int, clipped: Bool) {
         let ix0 = ox &- padLeft
         let o = outRow + ox &* c
-        let zero = Float8(repeating: 0)
         var ch = chLo
+        #if HANDPOSE_AVX512
+        while ch &+ 32 <= vecC {
+            slideBlocks(Lanes16.self, ch: ch, pair: true, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            ch &+= 32
+        }
+        while ch &+ 16 <= vecC {
+            slideBlocks(Lanes16.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            ch &+= 16
+        }
+        #endif
         while ch < vecC {
-            let bv = load8(b + ch)
-            var a0 = bv, a1 = bv, a2 = bv, a3 = bv
-            for ky in kyLo..<kyHi {
-                let rowStart = x + ((iy0 &+ ky &* dh) &* inW &* c &+ ch)
-                let q = w + (ky &* kw &* c &+ ch)
-                @inline(__always) func column(_ j: Int) -> Float8 {
-                    let ix = ix0 &+ j
-                    return ix >= 0 && ix < inW ? load8(rowStart + ix &* c) : zero
-                }
-                let i0 = column(0), i1 = column(1), i2 = column(2), i3 = column(3), i4 = column(4), i5 = column(5)
-                var wv = load8(q)
-                a0 = fma8(a0, i0, wv); a1 = fma8(a1, i1, wv); a2 = fma8(a2, i2, wv); a3 = fma8(a3, i3, wv)
-                wv = load8(q + c)
-                a0 = fma8(a0, i1, wv); a1 = fma8(a1, i2, wv); a2 = fma8(a2, i3, wv); a3 = fma8(a3, i4, wv)
-                wv = load8(q + 2 &* c)
-                a0 = fma8(a0, i2, wv); a1 = fma8(a1, i3, wv); a2 = fma8(a2, i4, wv); a3 = fma8(a3, i5, wv)
-                if kw == 5 {
-                    let i6 = column(6), i7 = column(7)
-                    wv = load8(q + 3 &* c)
-                    a0 = fma8(a0, i3, wv); a1 = fma8(a1, i4, wv); a2 = fma8(a2, i5, wv); a3 = fma8(a3, i6, wv)
-                    wv = load8(q + 4 &* c)
-                    a0 = fma8(a0, i4, wv); a1 = fma8(a1, i5, wv); a2 = fma8(a2, i6, wv); a3 = fma8(a3, i7, wv)
-                }
-            }
-            store8(clamp8(a0, lo, hi), o + ch)
-            if count > 1 { store8(clamp8(a1, lo, hi), o + (c &+ ch)) }
-            if count > 2 { store8(clamp8(a2, lo, hi), o + (2 &* c &+ ch)) }
-            if count > 3 { store8(clamp8(a3, lo, hi), o + (3 &* c &+ ch)) }
+            slideBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 8
+        }
+    }
+
+    /// One block of channels from `ch` (two adjacent ones with `pair`) for `slide`.
+    @_transparent
+    func slideBlocks<L: Lanes>(_: L.Type, ch: Int, pair: Bool, kw: Int, ix0: Int, o: UnsafeMutablePointer<Float>,
+                               count: Int, clipped: Bool) {
+        let ba = L.load(b + ch), be = pair ? L.load(b + (ch &+ L.width)) : ba
+        var a = (ba, ba, ba, ba), e = (be, be, be, be)
+        for ky in kyLo..<kyHi {
+            let rowStart = x + ((iy0 &+ ky &* dh) &* inW &* c &+ ch)
+            let q = w + (ky &* kw &* c &+ ch)
+            slideRow(L.self, &a, weights: q, kw: kw, rowStart: rowStart, ix0: ix0, clipped: clipped)
+            if pair { slideRow(L.self, &e, weights: q + L.width, kw: kw, rowStart: rowStart + L.width, ix0: ix0, clipped: clipped) }
+        }
+        put(L.self, a, o + ch, count: count)
+        if pair { put(L.self, e, o + (ch &+ L.width), count: count) }
+    }
+
+    /// The first `count` of four pixels' sums, clamped, stored.
+    @_transparent
+    func put<L: Lanes>(_: L.Type, _ v: (L.V, L.V, L.V, L.V), _ out: UnsafeMutablePointer<Float>, count: Int) {
+        L.store(v.0, clampedTo: bounds.lo, bounds.hi, at: out)
+        if count > 1 { L.store(v.1, clampedTo: bounds.lo, bounds.hi, at: out + c) }
+        if count > 2 { L.store(v.2, clampedTo: bounds.lo, bounds.hi, at: out + 2 &* c) }
+        if count > 3 { L.store(v.3, clampedTo: bounds.lo, bounds.hi, at: out + 3 &* c) }
+    }
+
+    /// Input column `ix0 + j` of a row, zero outside the input when `clipped`.
+    @_transparent
+    func column<L: Lanes>(_: L.Type, _ j: Int, _ rowStart: UnsafePointer<Float>, ix0: Int, clipped: Bool) -> L.V {
+        let ix = ix0 &+ j
+        return !clipped || (ix >= 0 && ix < inW) ? L.load(rowStart + ix &* c) : L.zero
+    }
+
+    /// One kernel row of `slide` for one block of channels.
+    @_transparent
+    func slideRow<L: Lanes>(_: L.Type, _ a: inout (L.V, L.V, L.V, L.V), weights q: UnsafePointer<Float>, kw: Int,
+                            rowStart: UnsafePointer<Float>, ix0: Int, clipped: Bool) {
+        func column(_ j: Int) -> L.V { self.column(L.self, j, rowStart, ix0: ix0, clipped: clipped) }
+        let i0 = column(0), i1 = column(1), i2 = column(2), i3 = column(3), i4 = column(4), i5 = column(5)
+        var wv = L.load(q)
+        a.0 = L.fma(a.0, i0, wv); a.1 = L.fma(a.1, i1, wv); a.2 = L.fma(a.2, i2, wv); a.3 = L.fma(a.3, i3, wv)
+        wv = L.load(q + c)
+        a.0 = L.fma(a.0, i1, wv); a.1 = L.fma(a.1, i2, wv); a.2 = L.fma(a.2, i3, wv); a.3 = L.fma(a.3, i4, wv)
+        wv = L.load(q + 2 &* c)
+        a.0 = L.fma(a.0, i2, wv); a.1 = L.fma(a.1, i3, wv); a.2 = L.fma(a.2, i4, wv); a.3 = L.fma(a.3, i5, wv)
+        if kw == 5 {
+            let i6 = column(6), i7 = column(7)
+            wv = L.load(q + 3 &* c)
+            a.0 = L.fma(a.0, i3, wv); a.1 = L.fma(a.1, i4, wv); a.2 = L.fma(a.2, i5, wv); a.3 = L.fma(a.3, i6, wv)
+            wv = L.load(q + 4 &* c)
+            a.0 = L.fma(a.0, i4, wv); a.1 = L.fma(a.1, i5, wv); a.2 = L.fma(a.2, i6, wv); a.3 = L.fma(a.3, i7, wv)
         }
     }
 

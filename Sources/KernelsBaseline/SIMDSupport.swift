@@ -69,6 +69,42 @@ func store8(_ v: Float8, _ p: UnsafeMutablePointer<Float>) {
     }
 }
 
+/// A width of float vector as the depthwise kernels use it, so one body serves 8-wide (AVX2, baseline)
+/// and 16-wide (AVX-512) registers. Implemented by this module's own types, not by `SIMD8`: a
+/// conformance of a standard-library type would emit weak witness functions (see KernelVariantBuildTests).
+protocol Lanes {
+    associatedtype V
+    static var width: Int { get }
+    static func load(_ p: UnsafePointer<Float>) -> V
+    static var zero: V { get }
+    /// `acc + a * b`, fused where the build targets FMA.
+    static func fma(_ acc: V, _ a: V, _ b: V) -> V
+    /// `v` limited to `lo...hi`, stored at `p`.
+    static func store(_ v: V, clampedTo lo: Float, _ hi: Float, at p: UnsafeMutablePointer<Float>)
+}
+
+enum Lanes8: Lanes {
+    @_transparent static var width: Int { 8 }
+    @_transparent static func load(_ p: UnsafePointer<Float>) -> Float8 { load8(p) }
+    @_transparent static var zero: Float8 { Float8(repeating: 0) }
+    @_transparent static func fma(_ acc: Float8, _ a: Float8, _ b: Float8) -> Float8 { fma8(acc, a, b) }
+    @_transparent static func store(_ v: Float8, clampedTo lo: Float, _ hi: Float, at p: UnsafeMutablePointer<Float>) {
+        store8(clamp8(v, Float8(repeating: lo), Float8(repeating: hi)), p)
+    }
+}
+
+#if HANDPOSE_AVX512
+enum Lanes16: Lanes {
+    @_transparent static var width: Int { 16 }
+    @_transparent static func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> { load16(p) }
+    @_transparent static var zero: SIMD16<Float> { SIMD16(repeating: 0) }
+    @_transparent static func fma(_ acc: SIMD16<Float>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> { fma16(acc, a, b) }
+    @_transparent static func store(_ v: SIMD16<Float>, clampedTo lo: Float, _ hi: Float, at p: UnsafeMutablePointer<Float>) {
+        store16(clamp16(v, lo, hi), p)
+    }
+}
+#endif
+
 @inline(__always)
 func max8(_ a: Float8, _ b: Float8) -> Float8 { a.replacing(with: b, where: b .> a) }
 

@@ -190,6 +190,9 @@ final class KernelTests: XCTestCase {
             (HWC(4, 8, 16), 3, 1, .same), (HWC(6, 6, 8), 5, 1, .valid), (HWC(3, 3, 8), 5, 1, .same),
             // 64 channels and more: the 16-wide kernels' four channel blocks a pixel at the borders.
             (HWC(6, 9, 72), 5, 2, .same), (HWC(5, 7, 64), 3, 1, .same),
+            // Stride 1 with AVX-512: a pair of 16-channel blocks, a single block and eight channels, in the
+            // interior and the border groups alike.
+            (HWC(5, 16, 56), 5, 1, .same), (HWC(4, 13, 56), 3, 1, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

@@ -383,7 +383,19 @@ enum DirectConv {
             let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh)
             let kyHi = max(kyLo, min(w.kh, (inH - iy0 + w.dh - 1) / w.dh))
             let rowEnd = min(pixels.upperBound, p - ox + outW)
-            if ox >= oxFirst && ox + groupSize <= min(oxEnd, ox + rowEnd - p) {
+            // The end of the pixels a group may cover in this row, and where this call's part of the row
+            // starts. A row's last group that would run past the end is moved back to end there: it
+            // recomputes a few pixels this call already wrote, to the same bits (every pixel's sum is formed
+            // in the same order, whichever path forms it), rather than leave up to three of them to
+            // `single`, which is eight times slower a pixel (the landmark models' first layer: 4 of every
+            // 112 pixels, a quarter of the layer's time).
+            let groupEnd = min(oxEnd, ox + rowEnd - p), ownFirst = max(oxFirst, ox - (p - pixels.lowerBound))
+            if ox >= oxFirst && ox + groupSize > groupEnd && ox < groupEnd && groupEnd - groupSize >= ownFirst {
+                let back = ox + groupSize - groupEnd
+                p -= back
+                continue
+            }
+            if ox >= oxFirst && ox + groupSize <= groupEnd {
                 // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
                 let (kw, cin) = (w.kw, conv.input.c)
                 #if HANDPOSE_AVX512
@@ -441,14 +453,20 @@ enum DirectConv {
             }
         }
         let width = conv.weights.n - 16, ldc = conv.output.c
-        Gemm.store(halves(a0), row: p, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(a1), row: p + 1, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(a2), row: p + 2, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(a3), row: p + 3, col: 0, width: 16, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(c0), row: p, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(c1), row: p + 1, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(c2), row: p + 2, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
-        Gemm.store(halves(c3), row: p + 3, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue)
+        @_transparent func first(_ v: SIMD16<Float>, _ row: Int) {
+            let (lo, hi) = halves(v)
+            Gemm.storeFull(lo, hi, row: row, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        }
+        // The second panel: sixteen or eight wide (the palm and landmark models) inline, others through
+        // `Gemm.store`'s partial path, a call that spills the accumulators still to be stored.
+        @_transparent func second(_ v: SIMD16<Float>, _ row: Int) {
+            let (lo, hi) = halves(v)
+            if width == 16 { Gemm.storeFull(lo, hi, row: row, col: 16, c: y, ldc: ldc, epilogue: epilogue) }
+            else if width == 8 { Gemm.storeEight(lo, row: row, col: 16, c: y, ldc: ldc, epilogue: epilogue) }
+            else { Gemm.store(lo, hi, row: row, col: 16, width: width, c: y, ldc: ldc, epilogue: epilogue) }
+        }
+        first(a0, p); first(a1, p + 1); first(a2, p + 2); first(a3, p + 3)
+        second(c0, p); second(c1, p + 1); second(c2, p + 2); second(c3, p + 3)
     }
     #else
     /// Four pixels by a 17-24 channel output (8-wide vectors): the first panel's two vectors and the

@@ -93,12 +93,19 @@ final class KernelTests: XCTestCase {
             for kernels in Self.variants {
                 var direct = [Float](repeating: .nan, count: conv.output.count), gemm = direct
                 var scratch = [Float](repeating: 0, count: max(1, conv.scratchCount))
-                x.withUnsafeBufferPointer { xp in direct.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
-                    for part in [0..<pixels / 3 + 1, pixels / 3 + 1..<pixels] {
+                // In two parts split mid-row, as threads split the pixels, each into a buffer of its own: a part
+                // writes its own pixels only (a row's last group of four may be moved back, never past the
+                // part's first pixel).
+                for part in [0..<pixels / 3 + 1, pixels / 3 + 1..<pixels] {
+                    var own = [Float](repeating: .nan, count: conv.output.count)
+                    x.withUnsafeBufferPointer { xp in own.withUnsafeMutableBufferPointer { yp in scratch.withUnsafeMutableBufferPointer { sp in
                         kernels.conv(conv, input: xp.baseAddress!, output: yp.baseAddress!, pixels: part, scratch: sp.baseAddress!,
                                      epilogue: Epilogue(activation: .relu6))
-                    }
-                } } }
+                    } } }
+                    let outside = own.indices.filter { !part.contains($0 / cout) && !own[$0].isNaN }.count
+                    XCTAssertEqual(outside, 0, "\(TestedKernels.label(kernels)) case \(i): pixels \(part) wrote outside them")
+                    for j in own.indices where part.contains(j / cout) { direct[j] = own[j] }
+                }
                 patches.withUnsafeBufferPointer { ap in gemm.withUnsafeMutableBufferPointer { cp in
                     kernels.gemm(a: ap.baseAddress!, lda: kk, rows: 0..<pixels, weights: conv.weights, c: cp.baseAddress!, ldc: cout,
                                  epilogue: Epilogue(activation: .relu6))

@@ -11,9 +11,9 @@ import PackageDescription
 // weights replace them once, at planning), and the check was a runtime call per read in every tile.
 #if arch(x86_64)
 let kernelVariants: [Target] = [
-    .target(name: "KernelsAVX2", dependencies: ["Kernels"],
+    .target(name: "KernelsAVX2", dependencies: ["Kernels", "CPrefetch"],
             swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX2")]),
-    .target(name: "KernelsAVX512", dependencies: ["Kernels"],
+    .target(name: "KernelsAVX512", dependencies: ["Kernels", "CPrefetch"],
             swiftSettings: [.unsafeFlags(["-target-cpu", "skylake-avx512", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
 ]
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
@@ -21,7 +21,7 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 // machines without AVX-512 run it too (each 16-wide operation as two 8-wide ones), check it against the
 // references and check that it gives the AVX2 kernels' results bit for bit.
 let testOnlyVariants: [Target] = [
-    .target(name: "KernelsAVX512OnAVX2", dependencies: ["Kernels"],
+    .target(name: "KernelsAVX512OnAVX2", dependencies: ["Kernels", "CPrefetch"],
             swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA"), .define("HANDPOSE_AVX512")]),
 ]
 #else
@@ -60,7 +60,9 @@ let package = Package(
         .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"]),
         .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
-        .target(name: "KernelsBaseline", dependencies: ["Kernels"], swiftSettings: baselineSettings),
+        // A header only: the kernels' software prefetch.
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        .target(name: "KernelsBaseline", dependencies: ["Kernels", "CPrefetch"], swiftSettings: baselineSettings),
         .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints"),

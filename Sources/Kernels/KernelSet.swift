@@ -51,9 +51,9 @@ enum HostCPU {
 /// layer and thread part.
 public protocol KernelSet: Sendable {
     var isa: ISA { get }
-    /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`;
-    /// the epilogue's residual has the layout of `C`.
-    func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
+    /// Rows `rows` of `C = A * W` with the epilogue, the columns of weight panels `panels` (16 columns a
+    /// panel). `A` rows are `lda` floats apart, `C` rows `ldc`; the epilogue's residual has the layout of `C`.
+    func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, panels: Range<Int>, weights: PackedWeights,
               c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue)
     /// Output pixels `pixels` of `conv`, using `scratch` of `conv.scratchCount` floats.
     func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
@@ -78,6 +78,12 @@ public protocol KernelSet: Sendable {
 }
 
 extension KernelSet {
+    /// Rows `rows` of `C = A * W`, every column.
+    public func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
+                     c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        gemm(a: a, lda: lda, rows: rows, panels: 0..<weights.panels, weights: weights, c: c, ldc: ldc, epilogue: epilogue)
+    }
+
     /// Output rows `rows` of `conv`, every channel.
     public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,
                           output: UnsafeMutablePointer<Float>, outputFirstRow: Int, rows: Range<Int>) {

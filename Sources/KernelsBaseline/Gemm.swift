@@ -62,21 +62,22 @@ fileprivate struct VectorEpilogue {
 }
 
 enum Gemm {
-    /// Rows `rows` of `C = A * W` with the epilogue. `A` rows are `lda` floats apart, `C` rows `ldc`.
-    /// The residual of the epilogue, when set, has the layout of `C`.
-    static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
+    /// Rows `rows` of `C = A * W` with the epilogue, the columns of panels `panels` (all of them when nil).
+    /// `A` rows are `lda` floats apart, `C` rows `ldc`. The residual of the epilogue, when set, has the layout of `C`.
+    static func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, panels: Range<Int>? = nil, weights w: PackedWeights,
                            c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
+        let panels = panels ?? 0..<w.panels
         let chunk = 96
         let epilogue = VectorEpilogue(epilogue)
         var r0 = rows.lowerBound
         while r0 < rows.upperBound {
             let r1 = smaller(r0 + chunk, rows.upperBound)
-            for p in 0..<w.panels {
+            for p in panels {
                 var r = r0
                 // The next panel's weights, fetched a line a step while this panel's tiles run: a layer with
                 // few rows and many weights (the 7x7 layers: 49 rows, 0.9 MB of weights) otherwise waits on
                 // memory (measured: the same product with its weights already in the cache took 55% of the time).
-                let next = UnsafePointer(w.data.pointer + (p + 1 < w.panels ? p + 1 : p) * w.k * 16)
+                let next = UnsafePointer(w.data.pointer + (p + 1 < panels.upperBound ? p + 1 : p) * w.k * 16)
                 #if HANDPOSE_AVX512
                 while r + 12 <= r1 {
                     microKernel12x16(a: a, lda: lda, row: r, w: w, panel: p, next: next, c: c, ldc: ldc, epilogue: epilogue)

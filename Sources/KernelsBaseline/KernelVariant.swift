@@ -17,9 +17,9 @@ public struct KernelVariant: KernelSet {
         #endif
     }
 
-    public func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
+    public func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, panels: Range<Int>, weights: PackedWeights,
                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
-        Gemm.run(a: a, lda: lda, rows: rows, weights: weights, c: c, ldc: ldc, epilogue: epilogue)
+        Gemm.run(a: a, lda: lda, rows: rows, panels: panels, weights: weights, c: c, ldc: ldc, epilogue: epilogue)
     }
 
     public func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,

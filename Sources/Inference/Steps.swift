@@ -2,8 +2,9 @@
 
 struct ConvStep: Step {
     /// A 1x1 layer with fewer output pixels than this a thread (fewer than four of the AVX-512 kernel's
-    /// 12-row tiles) splits its columns instead, when its panels divide evenly: each thread then reads half
-    /// the weights, and the rows keep the tiling of one thread. The 7x7 layers (49 rows, 0.9 MB of weights)
+    /// 12-row tiles) splits its columns instead, when its panels divide evenly: each thread then reads only
+    /// its share of the weights, and the rows keep the tiling of one thread (an uneven split, 4 and 3 of 7
+    /// panels, was slower than splitting the rows). The 7x7 layers (49 rows, 0.9 MB of weights)
     /// on two threads: 0.063 -> 0.056 ms (hand_landmark_full, AVX-512).
     static let panelSplitRows = 48
     let conv: Conv2D

@@ -1,8 +1,9 @@
 import Kernels
 
-/// `DepthwiseConv2D` run: eight channels at a time; four output pixels share each weight load in the
-/// interior (four independent accumulators hide the FMA latency); border pixels skip taps that
-/// fall outside the input rather than reading padding.
+/// `DepthwiseConv2D` run: blocks of eight channels (sixteen, and pairs of sixteen, with AVX-512); four
+/// output pixels share each weight load in the interior and, at stride 1 with 3x3 and 5x5 windows, at
+/// the borders too, reading zeros outside the input; other border pixels go one at a time, skipping taps
+/// that fall outside the input.
 enum DepthwiseKernel {
     /// Output rows `rows`, channels `channels` (from a multiple of 16); `x` starts at input row
     /// `inputFirstRow`, `y` at output row `outputFirstRow`.
@@ -43,7 +44,7 @@ enum DepthwiseKernel {
                 var ox = 0
                 if oxFirst >= fewest {
                     while ox < oxFirst {
-                        row.edgeGroup(kw: kw, ox: ox, count: min(4, outW &- ox))
+                        row.slide(kw: kw, ox: ox, count: min(4, outW &- ox), clipped: true)
                         ox &+= 4
                     }
                 } else {
@@ -52,7 +53,7 @@ enum DepthwiseKernel {
                 ox = kw == 3 ? row.interior(kw: 3, from: ox, to: oxEnd) : row.interior(kw: 5, from: ox, to: oxEnd)
                 if outW &- ox >= fewest {
                     while ox < outW {
-                        row.edgeGroup(kw: kw, ox: ox, count: min(4, outW &- ox))
+                        row.slide(kw: kw, ox: ox, count: min(4, outW &- ox), clipped: true)
                         ox &+= 4
                     }
                 } else {
@@ -97,8 +98,9 @@ enum DepthwiseKernel {
 
 /// One output row of channels `chLo..<vecC`. Interior pixels go four at a time, sharing each
 /// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
-/// all its channel blocks); border pixels and leftovers go one at a time, four channel blocks at
-/// once for independent accumulators. With AVX-512, sixteen channels per vector, then eight.
+/// all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`); other border pixels
+/// and leftovers go one at a time (`pixel`), four channel blocks at once for independent accumulators.
+/// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain), then eight.
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
@@ -179,19 +181,12 @@ private struct RowKernel {
         if pair { put(L.self, e, o + (ch &+ L.width), count: 4) }
     }
 
-    /// Stride 1, 3x3 or 5x5: output pixels `ox..<ox + count` (count 1-4) as one group of four, input
-    /// columns outside the input read as zero (adding 0 x w leaves a sum as it is, so the results
-    /// are those of `pixel` with clipped taps). Pixels past `count` are computed and not stored.
-    @inline(__always)
-    func edgeGroup(kw: Int, ox: Int, count: Int) {
-        slide(kw: kw, ox: ox, count: count, clipped: true)
-    }
-
     /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC`: the
     /// four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and every one
     /// serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
-    /// `clipped`, columns outside the input read as zero. The sums are formed in the order `pixel` forms
-    /// them, so the results are the same to the bit. With AVX-512, two blocks of sixteen channels at once
+    /// `clipped` (border groups), columns outside the input read as zero: adding 0 x w leaves a sum as it
+    /// is, so the results are those of `pixel` with clipped taps. Pixels past `count` are computed and not
+    /// stored. The sums are formed in the order `pixel` forms them, so the results are the same to the bit. With AVX-512, two blocks of sixteen channels at once
     /// (eight accumulators: four would leave the FMA units waiting on the latency), then one, then eight.
     @inline(__always)
     func slide(kw: Int, ox: Int, count: Int, clipped: Bool) {

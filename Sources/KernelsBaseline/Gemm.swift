@@ -77,7 +77,9 @@ enum Gemm {
                 // The next panel's weights, fetched a line a step while this panel's tiles run: a layer with
                 // few rows and many weights (the 7x7 layers: 49 rows, 0.9 MB of weights) otherwise waits on
                 // memory (measured: the same product with its weights already in the cache took 55% of the time).
-                let next = UnsafePointer(w.data.pointer + (p + 1 < panels.upperBound ? p + 1 : p) * w.k * 16)
+                // (After the last panel, the first again when another chunk of rows follows.)
+                let following = p + 1 < panels.upperBound ? p + 1 : (r1 < rows.upperBound ? panels.lowerBound : p)
+                let next = UnsafePointer(w.data.pointer + following * w.k * 16)
                 #if HANDPOSE_AVX512
                 while r + 12 <= r1 {
                     microKernel12x16(a: a, lda: lda, row: r, w: w, panel: p, next: next, c: c, ldc: ldc, epilogue: epilogue)

@@ -220,6 +220,8 @@ final class KernelTests: XCTestCase {
             // Stride 1 with AVX-512: a pair of 16-channel blocks, a single block and eight channels, in the
             // interior and the border groups alike.
             (HWC(5, 16, 56), 5, 1, .same), (HWC(4, 13, 56), 3, 1, .same),
+            // A border group of three with a pair of 16-channel blocks and eight channels.
+            (HWC(3, 7, 40), 5, 1, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

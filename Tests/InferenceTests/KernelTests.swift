@@ -161,32 +161,28 @@ final class KernelTests: XCTestCase {
             for (j, v) in alpha.enumerated() { slopes.pointer[j] = v }
             var results: [(String, [Float])] = []
             for kernels in Self.variants {
-                var c = [Float](repeating: .nan, count: m * n)
-                r.withUnsafeBufferPointer { rp in
-                    a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
-                        var e = Epilogue(activation: activation)
-                        e.residual = rp.baseAddress!
-                        e.residualActivation = residualActivation
-                        e.alpha = UnsafePointer(slopes.pointer)
-                        kernels.gemm(a: ap.baseAddress!, lda: k, rows: 0..<m, weights: packed, c: cp.baseAddress!, ldc: n, epilogue: e)
-                    } }
-                }
-                results.append((TestedKernels.label(kernels), c))
-                // As threads split the columns of a layer with few rows: each panel range alone, into a buffer
-                // of NaN, writes its own columns only, the same bits as the whole.
-                let panels = packed.panels
-                for part in [0..<1, 1..<panels, 0..<panels / 2, panels / 2..<panels] where !part.isEmpty {
-                    var own = [Float](repeating: .nan, count: m * n)
+                // The product of panels `panels` into a buffer of NaN.
+                func product(panels: Range<Int>) -> [Float] {
+                    var c = [Float](repeating: .nan, count: m * n)
                     r.withUnsafeBufferPointer { rp in
-                        a.withUnsafeBufferPointer { ap in own.withUnsafeMutableBufferPointer { cp in
+                        a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
                             var e = Epilogue(activation: activation)
                             e.residual = rp.baseAddress!
                             e.residualActivation = residualActivation
                             e.alpha = UnsafePointer(slopes.pointer)
-                            kernels.gemm(a: ap.baseAddress!, lda: k, rows: 0..<m, panels: part, weights: packed, c: cp.baseAddress!,
+                            kernels.gemm(a: ap.baseAddress!, lda: k, rows: 0..<m, panels: panels, weights: packed, c: cp.baseAddress!,
                                          ldc: n, epilogue: e)
                         } }
                     }
+                    return c
+                }
+                let c = product(panels: 0..<packed.panels)
+                results.append((TestedKernels.label(kernels), c))
+                // As threads split the columns of a layer with few rows: each panel range alone writes its own
+                // columns only, the same bits as the whole.
+                let panels = packed.panels
+                for part in [0..<1, 1..<panels, 0..<panels / 2, panels / 2..<panels] where !part.isEmpty {
+                    let own = product(panels: part)
                     let wrong = own.indices.filter { j in
                         part.contains((j % n) / 16) ? own[j].bitPattern != c[j].bitPattern : !own[j].isNaN
                     }.count

@@ -44,7 +44,7 @@ enum DepthwiseKernel {
                 var ox = 0
                 if oxFirst >= fewest {
                     while ox < oxFirst {
-                        row.slide(kw: kw, ox: ox, count: min(4, outW &- ox), clipped: true)
+                        row.slideBorder(kw: kw, ox: ox, count: min(4, outW &- ox))
                         ox &+= 4
                     }
                 } else {
@@ -53,7 +53,7 @@ enum DepthwiseKernel {
                 ox = kw == 3 ? row.interior(kw: 3, from: ox, to: oxEnd) : row.interior(kw: 5, from: ox, to: oxEnd)
                 if outW &- ox >= fewest {
                     while ox < outW {
-                        row.slide(kw: kw, ox: ox, count: min(4, outW &- ox), clipped: true)
+                        row.slideBorder(kw: kw, ox: ox, count: min(4, outW &- ox))
                         ox &+= 4
                     }
                 } else {
@@ -96,6 +96,16 @@ enum DepthwiseKernel {
     }
 }
 
+/// A stride-1 window of `RowKernel.slide`: 3x3 or 5x5, whole (interior) or clipped at the input's sides.
+protocol SlideWindow {
+    static var kw: Int { get }
+    static var clipped: Bool { get }
+}
+enum Whole3: SlideWindow { static var kw: Int { 3 }; static var clipped: Bool { false } }
+enum Whole5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { false } }
+enum Border3: SlideWindow { static var kw: Int { 3 }; static var clipped: Bool { true } }
+enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { true } }
+
 /// One output row of channels `chLo..<vecC`. Interior pixels go four at a time, sharing each
 /// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
 /// all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`); other border pixels
@@ -126,7 +136,7 @@ private struct RowKernel {
             let o = outRow + ox &* c
             var ch = chLo
             if sliding {
-                slide(kw: kw, ox: ox, count: 4, clipped: false)
+                if kw == 3 { slide(Whole3.self, ox: ox, count: 4) } else { slide(Whole5.self, ox: ox, count: 4) }
                 ch = vecC
             }
             // Whole windows, four pixels `pixelStep` apart: with AVX-512, two blocks of sixteen channels at once
@@ -186,10 +196,13 @@ private struct RowKernel {
     /// serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
     /// `clipped` (border groups), columns outside the input read as zero: adding 0 x w leaves a sum as it
     /// is, so the results are those of `pixel` with clipped taps. Pixels past `count` are computed and not
-    /// stored. The sums are formed in the order `pixel` forms them, so the results are the same to the bit. With AVX-512, two blocks of sixteen channels at once
-    /// (eight accumulators: four would leave the FMA units waiting on the latency), then one, then eight.
-    @inline(__always)
-    func slide(kw: Int, ox: Int, count: Int, clipped: Bool) {
+    /// stored. The sums are formed in the order `pixel` forms them, so the results are the same to the bit.
+    /// With AVX-512, two blocks of sixteen channels at once (eight accumulators: four would leave the FMA
+    /// units waiting on the latency), then one, then eight. The window is a type, so that each of the four
+    /// kinds compiles on its own: with the width and the border flag as run-time values (the compiler keeps
+    /// this function out of line), a test and a branch stood beside every load.
+    func slide<W: SlideWindow>(_: W.Type, ox: Int, count: Int) {
+        let kw = W.kw, clipped = W.clipped, count = clipped ? count : 4
         let ix0 = ox &- padLeft
         let o = outRow + ox &* c
         var ch = chLo
@@ -207,6 +220,12 @@ private struct RowKernel {
             slideBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 8
         }
+    }
+
+    /// A border group of `slide` (count 1-4), kw 3 or 5.
+    @inline(__always)
+    func slideBorder(kw: Int, ox: Int, count: Int) {
+        if kw == 3 { slide(Border3.self, ox: ox, count: count) } else { slide(Border5.self, ox: ox, count: count) }
     }
 
     /// One block of channels from `ch` (two adjacent ones with `pair`) for `slide`.

@@ -55,7 +55,7 @@ fileprivate struct VectorEpilogue {
         if let residual = epilogue.residual {
             v = clamp16(v + load16(residual + (row &* ldc &+ column)), residualBounds.lo, residualBounds.hi)
         }
-        if let alpha = epilogue.alpha { v = v.replacing(with: v * load16(alpha + column), where: v .< 0) }
+        if let alpha = epilogue.alpha { v = prelu16(v, load16(alpha + column)) }
         return v
     }
     #endif

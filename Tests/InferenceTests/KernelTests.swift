@@ -411,6 +411,32 @@ final class KernelTests: XCTestCase {
                 for (got, w) in zip(y, want) {
                     XCTAssertTrue(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN), "\(TestedKernels.label(kernels)) \(activation): \(y) != \(want)")
                 }
+                // The same through the GEMM's epilogue (twelve rows: the AVX-512 tile) and a depthwise layer's
+                // (32 channels: a pair of 16-wide blocks), each value times 1 plus a bias of -0.
+                let rows = 12, cols = 32
+                let a = (0..<rows).map { x[$0 % x.count] }
+                let packed = PackedWeights(k: 1, n: cols, bias: [Float](repeating: -0.0, count: cols)) { _, _ in 1 }
+                var c = [Float](repeating: 1, count: rows * cols)
+                a.withUnsafeBufferPointer { ap in c.withUnsafeMutableBufferPointer { cp in
+                    kernels.gemm(a: ap.baseAddress!, lda: 1, rows: 0..<rows, weights: packed, c: cp.baseAddress!, ldc: cols,
+                                 epilogue: Epilogue(activation: activation))
+                } }
+                let shape = HWC(1, rows, cols)
+                let dw = DepthwiseConv2D(input: shape, window: Window(input: shape, kh: 1, kw: 1, sh: 1, sw: 1, padding: .valid),
+                                         weights: [Float](repeating: 1, count: cols), bias: [Float](repeating: -0.0, count: cols),
+                                         activation: activation)
+                let pixels = (0..<rows * cols).map { x[($0 / cols) % x.count] }
+                var d = [Float](repeating: 1, count: rows * cols)
+                pixels.withUnsafeBufferPointer { xp in d.withUnsafeMutableBufferPointer { yp in
+                    kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<1)
+                } }
+                for (name, out) in [("gemm", c), ("depthwise", d)] {
+                    let wrong = out.indices.filter { j in
+                        let got = out[j], w = want[(j / cols) % x.count]
+                        return !(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN))
+                    }.count
+                    XCTAssertEqual(wrong, 0, "\(TestedKernels.label(kernels)) \(name) \(activation)")
+                }
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import HandLandmarks
+@testable import HandLandmarks
 import VideoIO
 
 /// Hand-computed cases for anchors, decoding, NMS, region geometry and projection.
@@ -132,6 +132,68 @@ final class GeometryTests: XCTestCase {
         r.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: outside, size: 1, border: .replicate, into: $0.baseAddress!) }
         XCTAssertEqual(z, [128, 128, 128].map { Float($0) / 255 })
         XCTAssertEqual(r, [1, 1, 1])
+    }
+
+    /// The sampler works out positions eight at a time and rounds them without a library call; here it
+    /// is held to the plain per-pixel formula (OpenCV's arithmetic, written out below), bit for bit, on
+    /// random frames and regions: rotated, partly or wholly outside the frame, reaching its last pixel,
+    /// tensors whose width is not a multiple of eight, both borders.
+    func testCropEqualsThePerPixelFormula() {
+        var rng = SystemRandomNumberGenerator()
+        var cases = 0, outside = 0
+        for trial in 0..<300 {
+            let w = Int.random(in: 1...41, using: &rng), h = Int.random(in: 1...29, using: &rng)
+            let frame = VideoFrame(index: 0, time: 0, width: w, height: h,
+                                   pixels: (0..<w * h * 3).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            // Every fifth region ends on the frame's bottom-right corner, where a pixel is the buffer's last.
+            let centre = trial % 5 == 0 ? SIMD2<Float>(1, 1) : SIMD2(Float.random(in: -0.5...1.5), Float.random(in: -0.5...1.5))
+            let region = RegionOfInterest(xCenter: centre.x, yCenter: centre.y, width: Float.random(in: 0.05...2),
+                                          height: Float.random(in: 0.05...2), rotation: Float.random(in: -4...4))
+            let size = Int.random(in: 1...37, using: &rng)
+            for border in [RegionCrop.Border.zero, .replicate] {
+                var got = [Float](repeating: -1, count: size * size * 3)
+                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: size, border: border, into: $0.baseAddress!) }
+                let want = Self.perPixelCrop(frame, region: region, size: size, border: border)
+                if let i = got.indices.first(where: { got[$0].bitPattern != want.crop[$0].bitPattern }) {
+                    XCTFail("\(w)x\(h) frame, \(region), size \(size), \(border): value \(i) is \(got[i]), the formula gives \(want.crop[i])")
+                }
+                cases += 1
+                outside += want.outside
+            }
+        }
+        XCTAssertEqual(cases, 600)
+        XCTAssertGreaterThan(outside, 1000, "the regions must reach outside the frame")
+    }
+
+    /// One tensor pixel at a time: the position rounded to 1/32 pixel, OpenCV's weights, 8-bit result.
+    /// Also counts the pixels that read outside the frame.
+    static func perPixelCrop(_ frame: VideoFrame, region: RegionOfInterest, size: Int, border: RegionCrop.Border) -> (crop: [Float], outside: Int) {
+        let W = Float(frame.width), H = Float(frame.height)
+        let c = cos(region.rotation), s = sin(region.rotation)
+        let rw = region.width * W, rh = region.height * H
+        let du = SIMD2<Float>(c * rw, s * rw) / Float(size), dv = SIMD2<Float>(-s * rh, c * rh) / Float(size)
+        let origin = SIMD2<Float>(region.xCenter * W, region.yCenter * H) - 0.5 * SIMD2(c * rw, s * rw) - 0.5 * SIMD2(-s * rh, c * rh)
+        var crop: [Float] = [], outside = 0
+        for v in 0..<size {
+            for u in 0..<size {
+                let pos = origin + Float(u) * du + Float(v) * dv
+                let X = Int((pos.x * 32).rounded(.toNearestOrEven)), Y = Int((pos.y * 32).rounded(.toNearestOrEven))
+                let wt = RegionCrop.fixedPointWeights[(Y & 31) * 32 + (X & 31)]
+                var sum = [Int32](repeating: 1 << 14, count: 3)
+                for corner in 0..<4 {
+                    var x = (X >> 5) + corner % 2, y = (Y >> 5) + corner / 2
+                    if x < 0 || y < 0 || x >= frame.width || y >= frame.height {
+                        outside += 1
+                        if border == .zero { continue }
+                        x = min(max(x, 0), frame.width - 1); y = min(max(y, 0), frame.height - 1)
+                    }
+                    let p = frame[x, y]
+                    for (k, value) in [p.r, p.g, p.b].enumerated() { sum[k] += Int32(value) * Int32(wt[corner]) }
+                }
+                crop += sum.map { Float(min(max($0 >> 15, 0), 255)) * (1 / 255 as Float) }
+            }
+        }
+        return (crop, outside)
     }
 
     func testLetterboxPadsTheShortSide() {

@@ -163,6 +163,24 @@ final class GeometryTests: XCTestCase {
         }
         XCTAssertEqual(cases, 600)
         XCTAssertGreaterThan(outside, 1000, "the regions must reach outside the frame")
+        // Far outside (up to about 80,000 pixels away, beyond the range the first regions reach), the
+        // same bits; a region of NaNs reads as wholly outside: zeros, or the frame's first pixel.
+        var frame = VideoFrame(width: 5, height: 4)
+        for i in frame.pixels.indices { frame.pixels[i] = UInt8(truncatingIfNeeded: i &* 37 &+ 11) }
+        for far: Float in [-2000, -300, 300, 2000] {
+            let region = RegionOfInterest(xCenter: far, yCenter: -far / 2, width: 3, height: 2, rotation: 0.3)
+            for border in [RegionCrop.Border.zero, .replicate] {
+                var got = [Float](repeating: -1, count: 11 * 11 * 3)
+                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: 11, border: border, into: $0.baseAddress!) }
+                XCTAssertEqual(got.map(\.bitPattern), Self.perPixelCrop(frame, region: region, size: 11, border: border).crop.map(\.bitPattern), "\(region), \(border)")
+            }
+        }
+        let nan = RegionOfInterest(xCenter: .nan, yCenter: .nan, width: .nan, height: .nan, rotation: .nan)
+        var zero = [Float](repeating: -1, count: 9 * 9 * 3), edge = zero
+        zero.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .zero, into: $0.baseAddress!) }
+        edge.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .replicate, into: $0.baseAddress!) }
+        XCTAssertEqual(zero, [Float](repeating: 0, count: 9 * 9 * 3))
+        XCTAssertEqual(edge, (0..<9 * 9).flatMap { _ in frame.pixels[0..<3].map { Float($0) * (1 / 255 as Float) } })
     }
 
     /// One tensor pixel at a time: the position rounded to 1/32 pixel, OpenCV's weights, 8-bit result.

@@ -57,26 +57,28 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"]),
+        // The file system as handpose uses it: atomic writes, the running executable, a stable path hash.
+        .target(name: "FileSystem"),
+        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG", "FileSystem"]),
         .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
         // A header only: the kernels' software prefetch.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
         .target(name: "KernelsBaseline", dependencies: ["Kernels", "CPrefetch"], swiftSettings: baselineSettings),
-        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", .product(name: "Crypto", package: "swift-crypto")]
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
-        .target(name: "Keypoints"),
+        .target(name: "Keypoints", dependencies: ["FileSystem"]),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
-        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
-        .target(name: "Datasets", dependencies: ["Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
+                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
+#if os(Linux)
+// glibc's getauxval (<sys/auxv.h>, which Swift's Glibc module does not export).
+@_silgen_name("getauxval") private func getauxval(_ type: UInt) -> UInt
+/// AT_EXECFN from <elf.h>: the file name given to execve.
+private let atExecFileName: UInt = 31
 #endif
 
 /// The file of the running handpose, for starting its own worker processes and finding what was
@@ -14,7 +17,7 @@ public enum Executable {
         let n = readlink("/proc/self/exe", &path, path.count - 1)
         if n > 0 { return URL(fileURLWithPath: String(cString: path)) }
         #if os(Linux)
-        if let name = UnsafePointer<CChar>(bitPattern: UInt(getauxval(UInt(AT_EXECFN)))) {
+        if let name = UnsafePointer<CChar>(bitPattern: getauxval(atExecFileName)) {
             let text = String(cString: name)
             if !text.isEmpty {
                 return URL(fileURLWithPath: text, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL

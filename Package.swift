@@ -69,16 +69,18 @@ let package = Package(
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints", dependencies: ["FileSystem"]),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
+        // A folder of keypoint files: their names, failure records, and the one verdict on each input's keypoints.
+        .target(name: "KeypointStore", dependencies: ["FileSystem", "Keypoints", "KeypointFormats"]),
         .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
+                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,6 +93,7 @@ let package = Package(
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks"]),
+        .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),

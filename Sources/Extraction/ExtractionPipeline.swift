@@ -1,7 +1,9 @@
+import FileSystem
 import Foundation
 import HandLandmarks
 import Inference
 import KeypointFormats
+import KeypointStore
 import Keypoints
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
@@ -22,8 +24,11 @@ public struct ExtractionPipeline {
         case failed(String, reason: String)
     }
 
-    public var models: HandModels
     public var modelsDirectory: URL
+    public var complexity: HandTrackerOptions.Complexity
+    /// File name to SHA-256 of the models: computed once per run without planning them, compared by
+    /// the verdicts and handed to the workers, which record it in every keypoint file.
+    public var modelHashes: [String: String]
     /// Tracker settings for an input; `true` for still images.
     public var settings: @Sendable (Bool) -> HandTrackerOptions
     public var jobs: Int
@@ -37,15 +42,22 @@ public struct ExtractionPipeline {
     public init(modelsDirectory: URL, complexity: HandTrackerOptions.Complexity, jobs: Int, overwrite: Bool,
                 settings: @escaping @Sendable (Bool) -> HandTrackerOptions) throws {
         self.modelsDirectory = modelsDirectory
-        models = try HandModels(directory: modelsDirectory, complexity: complexity)
+        self.complexity = complexity
+        modelHashes = try HandModels.identity(directory: modelsDirectory, complexity: complexity)
         self.settings = settings
         self.jobs = jobs
         self.overwrite = overwrite
     }
 
-    /// Where the keypoints of `item` go under `root`: its relative path plus `.hands.json`.
-    public static func outputURL(for relative: String, in root: URL) -> URL {
-        OutputFormat.json.url(for: relative, in: root)
+    /// What the keypoints of an input must have been made with for this pipeline to keep them.
+    public func request(still: Bool) -> KeypointRequest {
+        KeypointRequest(settings: KeypointFile.Settings(settings(still)), models: modelHashes, formats: formats)
+    }
+
+    /// `--model-hash` arguments (NAME=SHA256) back into the identity they were made from.
+    public static func parseModelHashes(_ arguments: [String]) -> [String: String] {
+        Dictionary(arguments.compactMap { a in a.firstIndex(of: "=").map { (String(a[..<$0]), String(a[a.index(after: $0)...])) } },
+                   uniquingKeysWith: { a, _ in a })
     }
 
     /// Extracts every item into `root`; returns false when SIGINT or SIGTERM stopped it (the files not
@@ -60,12 +72,14 @@ public struct ExtractionPipeline {
         // job per core each decodes on one thread, since more would only add a decoding context each (about
         // 50 MB for 1080p H.264) and compete with the other jobs.
         let decodeThreads = jobCount == 1 ? 0 : max(1, cores / jobCount)
-        let workerArguments = ["--models", modelsDirectory.path, "--complexity", models.complexity.rawValue,
+        let workerArguments = ["--models", modelsDirectory.path, "--complexity", complexity.rawValue,
                                "--threads", "\(engineThreads)", "--decode-threads", "\(decodeThreads)"]
             + (sharing.map { ["--shared-constants", $0.directory.path] } ?? [])
+            + modelHashes.sorted { $0.key < $1.key }.flatMap { ["--model-hash", "\($0.key)=\($0.value)"] }
+        let folder = KeypointFolder(root)
         // A failure is recorded beside the outputs (for `status`) and reported.
         func failed(_ item: InputFiles.Item, _ reason: String) {
-            FailureRecord(input: item.relative, reason: reason).write(in: root)
+            FailureRecord(input: item.relative, reason: reason).write(in: folder)
             events(.failed(item.relative, reason: reason))
         }
         let next = WorkQueue(count: items.count)
@@ -76,16 +90,15 @@ public struct ExtractionPipeline {
             defer { worker?.finish() }
             while !stop.requested, let index = next.take() {
                 let item = items[index]
-                let out = Self.outputURL(for: item.relative, in: root)
-                let opts = settings(InputFiles.isStillImage(item.url))
-                let companions = formats.filter { $0 != .json }.map { $0.url(for: item.relative, in: root) }
-                if !overwrite, let existing = InputFiles.isUpToDate(out, input: item.url, settings: opts, models: models.hashes),
-                   companions.allSatisfy({ InputFiles.isNewer($0, than: item.url) }) {
+                let still = InputFiles.isStillImage(item.url)
+                let opts = settings(still)
+                let verdict = overwrite ? nil : folder.verdict(for: item.url, relative: item.relative, asked: request(still: still))
+                if let verdict, !verdict.state.redoneByExtract {
                     // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
-                    FailureRecord.remove(for: item.relative, in: root)
-                    if let incomplete = existing.incomplete {
-                        events(.incomplete(item.relative, frames: existing.frames.count,
-                                           reason: incomplete.error + " (kept from an earlier run; --overwrite redoes it)"))
+                    FailureRecord.remove(for: item.relative, in: folder)
+                    if verdict.state == .incomplete {
+                        events(.incomplete(item.relative, frames: verdict.summary?.frames ?? 0,
+                                           reason: (verdict.reason ?? "") + " (kept from an earlier run; --overwrite redoes it)"))
                     } else {
                         events(.skipped(item.relative))
                     }
@@ -104,10 +117,10 @@ public struct ExtractionPipeline {
                     let event = try worker!.run(job) { events(.frames($0)) }
                     switch event.kind {
                     case .done:
-                        FailureRecord.remove(for: item.relative, in: root)
+                        FailureRecord.remove(for: item.relative, in: folder)
                         events(.done(item.relative, frames: event.frames, hands: event.hands))
                     case .incomplete:
-                        FailureRecord.remove(for: item.relative, in: root)
+                        FailureRecord.remove(for: item.relative, in: folder)
                         events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
                     case .failed, .frames:
                         failed(item, event.reason ?? "failed")
@@ -115,8 +128,8 @@ public struct ExtractionPipeline {
                 } catch let died as WorkerProcess.Died {
                     // The worker's half-written outputs, if any, go with it.
                     for f in formats {
-                        try? FileManager.default.removeItem(at: KeypointFile.temporaryURL(for: f.url(for: item.relative, in: root),
-                                                                                          pid: worker!.pid))
+                        try? FileManager.default.removeItem(at: AtomicFile.temporaryURL(for: folder.url(for: item.relative, format: f),
+                                                                                         pid: worker!.pid))
                     }
                     stop.untrack(worker!)
                     worker = nil

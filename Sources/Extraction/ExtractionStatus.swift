@@ -1,14 +1,15 @@
+import FileSystem
 import Foundation
 import HandLandmarks
+import KeypointStore
 import Keypoints
 
 /// What a keypoint folder holds for a list of inputs: done, missing, failed (with the reason recorded
 /// by the run), incomplete, stale (the input changed since) or made with other settings or models;
 /// per shard when the run was sharded. Also the dataset index, `OUT/index.jsonl`.
 public struct ExtractionStatus {
-    public enum State: String, Codable, Sendable, CaseIterable {
-        case done, missing, failed, incomplete, stale, otherSettings = "other-settings", otherModels = "other-models", unreadable
-    }
+    /// An input's state: its keypoints' verdict (`KeypointFolder.verdict`).
+    public typealias State = Verdict.State
 
     /// One input: a line of `index.jsonl`. Frame and hand counts, settings and models are those of its
     /// keypoint file, when it has one that can be read.
@@ -23,9 +24,21 @@ public struct ExtractionStatus {
         public var framesWithHand: Int?
         public var settings: KeypointFile.Settings?
         public var models: [String: String]?
+        /// The still-image decoder recorded in the keypoint file (the JPEG rule of the verdict).
+        public var decoder: String?
         /// Size and modification time of the keypoint file these counts were read from (index reuse).
         public var keypointBytes: UInt64?
         public var keypointModified: Double?
+
+        /// The summary this line was written from, if it holds one.
+        var summary: KeypointSummary? {
+            guard let frames, let hands, let framesWithHand, let keypointBytes, let keypointModified else { return nil }
+            var s = KeypointSummary(frames: frames, hands: hands, framesWithHand: framesWithHand, bytes: keypointBytes,
+                                    modified: keypointModified)
+            s.settings = settings; s.models = models; s.decoder = decoder
+            s.incomplete = state == .incomplete ? reason : nil
+            return s
+        }
     }
 
     public var entries: [Entry] = []
@@ -34,67 +47,30 @@ public struct ExtractionStatus {
     public var complete: Bool { entries.allSatisfy { $0.state == .done } }
 
     /// States a rerun of `extract` with the same flags fixes (an incomplete file is kept unless --overwrite).
-    public static let fixedByRerun: Set<State> = [.missing, .failed, .stale, .otherSettings, .otherModels, .unreadable]
+    public static let fixedByRerun = Set(State.allCases.filter(\.redoneByExtract))
 
     public func count(_ state: State, shard: Int? = nil) -> Int {
         entries.filter { $0.state == state && (shard == nil || $0.shard == shard) }.count
     }
 
-    /// Checks every item against `root`. `settings` gives the settings asked for an input (`true` for a
-    /// still image); `models` the model hashes asked (nil: not checked). `previous` is an earlier index:
-    /// a keypoint file of the same size and time is not read again.
-    public static func check(_ items: [InputFiles.Item], root: URL, settings: (Bool) -> HandTrackerOptions,
-                             models: [String: String]?, shards: Int?, previous: [String: Entry] = [:]) -> ExtractionStatus {
+    /// Checks every item against `root`: each input's verdict (`KeypointFolder.verdict`). `asked` gives
+    /// what was asked of an input (`true` for a still image). `previous` is an earlier index: a keypoint
+    /// file of the same size and time is not read again.
+    public static func check(_ items: [InputFiles.Item], root: URL, asked: (Bool) -> KeypointRequest,
+                             shards: Int?, previous: [String: Entry] = [:]) -> ExtractionStatus {
         let assignment = shards.map { Shard.assignment(items, count: $0) }
+        let folder = KeypointFolder(root)
         var status = ExtractionStatus(shards: shards)
         for (k, item) in items.enumerated() {
-            var entry = Entry(path: item.relative, state: .missing, shard: assignment?[k])
-            let out = ExtractionPipeline.outputURL(for: item.relative, in: root)
-            let failure = FailureRecord.load(for: item.relative, in: root)
-            let attributes = try? FileManager.default.attributesOfItem(atPath: out.path)
-            guard let attributes, let modified = attributes[.modificationDate] as? Date else {
-                if let failure { entry.state = .failed; entry.reason = failure.reason + " (\(failure.host), \(failure.time))" }
-                status.entries.append(entry)
-                continue
+            let verdict = folder.verdict(for: item.url, relative: item.relative, asked: asked(InputFiles.isStillImage(item.url))) { bytes, modified in
+                guard let old = previous[item.relative]?.summary, old.bytes == bytes, old.modified == modified else { return nil }
+                return old
             }
-            entry.keypointBytes = (attributes[.size] as? NSNumber)?.uint64Value
-            entry.keypointModified = modified.timeIntervalSince1970
-            if let old = previous[item.relative], old.keypointBytes == entry.keypointBytes, old.keypointModified == entry.keypointModified,
-               old.frames != nil {
-                entry.frames = old.frames; entry.hands = old.hands; entry.framesWithHand = old.framesWithHand
-                entry.settings = old.settings; entry.models = old.models
-                entry.reason = old.state == .incomplete ? old.reason : nil
-                entry.state = old.state == .incomplete ? .incomplete : .done
-            } else {
-                do {
-                    let file = try KeypointFile.load(out)
-                    entry.frames = file.frames.count
-                    entry.hands = file.frames.reduce(0) { $0 + $1.hands.count }
-                    entry.framesWithHand = file.frames.filter { !$0.hands.isEmpty }.count
-                    entry.settings = file.settings
-                    entry.models = file.models
-                    entry.state = .done
-                    if let damage = file.incomplete { entry.state = .incomplete; entry.reason = damage.error }
-                } catch {
-                    entry.state = .unreadable
-                    entry.reason = "\(error)"
-                }
-            }
-            if entry.state == .done {
-                let asked = KeypointFile.Settings(settings(InputFiles.isStillImage(item.url)))
-                let inputModified = (try? FileManager.default.attributesOfItem(atPath: item.url.path))?[.modificationDate] as? Date
-                // A readable keypoint file stands even if a later attempt (--overwrite) failed: failures
-                // count only for inputs without one.
-                if let inputModified, inputModified > modified {
-                    entry.state = .stale
-                    entry.reason = "the input changed after its keypoints were made"
-                } else if entry.settings != asked {
-                    entry.state = .otherSettings
-                    entry.reason = entry.settings.map { $0.differences(from: asked).joined(separator: "; ") } ?? "no settings recorded"
-                } else if let models, entry.models != models {
-                    entry.state = .otherModels
-                    entry.reason = "made with " + (entry.models ?? [:]).keys.sorted().joined(separator: ", ")
-                }
+            var entry = Entry(path: item.relative, state: verdict.state, shard: assignment?[k], reason: verdict.reason)
+            if let s = verdict.summary {
+                entry.frames = s.frames; entry.hands = s.hands; entry.framesWithHand = s.framesWithHand
+                entry.settings = s.settings; entry.models = s.models; entry.decoder = s.decoder
+                entry.keypointBytes = s.bytes; entry.keypointModified = s.modified
             }
             status.entries.append(entry)
         }
@@ -120,13 +96,8 @@ public struct ExtractionStatus {
             data.append(try encoder.encode(e))
             data.append(0x0A)
         }
-        let temporary = KeypointFile.temporaryURL(for: url)
-        do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else { throw KeypointError.unwritable(path: url.path, reason: String(cString: strerror(errno))) }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw KeypointError.unwritable(path: url.path, reason: describe(error))
+        do { try AtomicFile.write(data, to: url) } catch let e as AtomicFile.WriteError {
+            throw KeypointError.unwritable(path: e.path, reason: e.reason)
         }
     }
 }

@@ -33,13 +33,13 @@ public enum ExtractionWorker {
 
     /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
     public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, decodeThreads: Int = 0,
-                             sharing: SharedConstants? = nil, readLine: () -> String?, send: (Data) -> Void) throws {
+                             sharing: SharedConstants? = nil, hashes: [String: String]? = nil, readLine: () -> String?, send: (Data) -> Void) throws {
         // The supervisor ignores SIGINT and SIGTERM while it runs, and children inherit ignored signals: give
         // them back their default action so the supervisor's SIGTERM stops this worker.
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]
-        let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing)
+        let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing, hashes: hashes)
         let tool = KeypointFile.Tool.handpose
         // One tracker for every job: its plans hold the weights, so stills and clips (different settings)
         // share them rather than each settings' tracker holding a copy.

@@ -113,26 +113,6 @@ public enum InputFiles {
         }
     }
 
-    public static func isUpToDate(_ output: URL, input: URL, settings: HandTrackerOptions, models: [String: String]) -> KeypointFile? {
-        let fm = FileManager.default
-        guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
-              let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date,
-              outDate >= inDate, let existing = try? KeypointFile.load(output),
-              existing.settings == KeypointFile.Settings(settings), existing.models == models else { return nil }
-        // JPEG stills read before libjpeg-turbo decoded them (no decoder recorded) had other pixels and no
-        // EXIF orientation: they are redone, so one dataset never mixes the two.
-        if ["jpg", "jpeg"].contains(input.pathExtension.lowercased()) && existing.video.decoder == nil { return nil }
-        return existing
-    }
-
-    /// `output` exists and was modified no earlier than `input`.
-    public static func isNewer(_ output: URL, than input: URL) -> Bool {
-        let fm = FileManager.default
-        guard let outDate = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
-              let inDate = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date else { return false }
-        return outDate >= inDate
-    }
-
     /// An output folder checked before any work: it is a folder (or can be made one) and can be written.
     public static func prepareOutputFolder(_ path: String) throws {
         var isDir: ObjCBool = false

@@ -18,21 +18,38 @@ public final class HandModels {
         ["palm_detection_\(complexity.rawValue).tflite", "hand_landmark_\(complexity.rawValue).tflite"]
     }
 
-    public init(directory: URL, complexity: HandTrackerOptions.Complexity, sharing: SharedConstants? = nil) throws {
+    /// Loads both models. `hashes`: their identity as `identity(directory:complexity:)` computed it
+    /// once for the run (a supervisor passes it to its workers); nil: computed here.
+    public init(directory: URL, complexity: HandTrackerOptions.Complexity, sharing: SharedConstants? = nil,
+                hashes: [String: String]? = nil) throws {
         self.complexity = complexity
         self.sharing = sharing
-        let (palmName, landmarkName) = (Self.fileNames(complexity)[0], Self.fileNames(complexity)[1])
-        let palmURL = directory.appendingPathComponent(palmName), landmarkURL = directory.appendingPathComponent(landmarkName)
-        for url in [palmURL, landmarkURL] where !FileManager.default.fileExists(atPath: url.path) {
-            throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
-        }
-        palm = try TFLiteModel(path: palmURL.path)
-        landmark = try TFLiteModel(path: landmarkURL.path)
+        let urls = try Self.files(directory: directory, complexity: complexity)
+        palm = try TFLiteModel(path: urls[0].path)
+        landmark = try TFLiteModel(path: urls[1].path)
+        self.hashes = try hashes ?? Self.identity(directory: directory, complexity: complexity)
+    }
+
+    /// The models' identity, file name to SHA-256 (hex), read from the files without parsing or planning
+    /// them: what keypoint files record and verdicts compare.
+    public static func identity(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [String: String] {
         var hashes: [String: String] = [:]
-        for url in [palmURL, landmarkURL] {
-            let data = try Data(contentsOf: url, options: .alwaysMapped)
+        for url in try files(directory: directory, complexity: complexity) {
+            let data: Data
+            do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
+                throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
+            }
             hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         }
-        self.hashes = hashes
+        return hashes
+    }
+
+    /// The palm and landmark model files in `directory`; an error names the first one missing.
+    static func files(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [URL] {
+        let urls = fileNames(complexity).map { directory.appendingPathComponent($0) }
+        for url in urls where !FileManager.default.fileExists(atPath: url.path) {
+            throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
+        }
+        return urls
     }
 }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// A keypoint file (`handpose/keypoints@1`): every decoded frame of one clip or image and the hands
@@ -161,19 +162,10 @@ public struct KeypointFile: Codable, Sendable {
         }
     }
 
-    /// Where `write(to:)` puts the bytes before renaming them to `url`, for process `pid` on this
-    /// machine: a supervisor that sees a worker die removes that worker's temporary file. The host name
-    /// is part of it because machines sharing a file system repeat process ids (in containers every
-    /// supervisor is process 1).
+    /// Where `write(to:)` puts the bytes before renaming them to `url` (see `AtomicFile.temporaryURL`).
     public static func temporaryURL(for url: URL, pid: Int32 = getpid()) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(hostTag).\(pid).partial")
+        AtomicFile.temporaryURL(for: url, pid: pid)
     }
-
-    /// This machine's name as it may appear in a file name.
-    static let hostTag: String = {
-        let name = ProcessInfo.processInfo.hostName.prefix(64).map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
-        return name.isEmpty ? "host" : String(name)
-    }()
 
     /// Writes the file atomically: `temporaryURL(for:)` first, then a rename (see `KeypointFileWriter`).
     public func write(to url: URL) throws {

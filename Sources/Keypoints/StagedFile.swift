@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// A file written under `KeypointFile.temporaryURL(for:)` and renamed into place by `commit`: every
@@ -58,10 +59,9 @@ public final class StagedFile {
 
     /// Moves the closed temporary file into place.
     public func commit() throws {
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do { try AtomicFile.commit(temporary, to: url) } catch let e as AtomicFile.WriteError {
             abandon()
-            throw KeypointError.unwritable(path: url.path, reason: reason)
+            throw KeypointError.unwritable(path: url.path, reason: e.reason)
         }
         committed = true
     }

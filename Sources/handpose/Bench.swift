@@ -59,7 +59,7 @@ struct BenchModels: ParsableCommand {
                 path = folder.appendingPathComponent("\(name).tflite").path
                 model = try TFLiteModel(path: path)
             } catch {
-                throw ValidationError("\(error)")
+                throw RuntimeFailure("\(error)")
             }
             for t in threadCounts {
                 let plan = try ExecutionPlan(model: model, threads: t)
@@ -253,12 +253,12 @@ struct BenchExtract: ParsableCommand {
 
     func run() throws {
         for input in inputs where !FileManager.default.fileExists(atPath: input) {
-            throw ValidationError("\(input) is absent; pass clips to time")
+            throw RuntimeFailure("\(input) is absent; pass clips to time")
         }
         let folder: URL
-        do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw ValidationError("\(error)") }
+        do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw RuntimeFailure("\(error)") }
         let clips = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }.map(\.url.path)
-        guard !clips.isEmpty else { throw ValidationError("no clips in \(inputs.joined(separator: ", "))") }
+        guard !clips.isEmpty else { throw RuntimeFailure("no clips in \(inputs.joined(separator: ", "))") }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: out) }
         let me = MeasuredRun.executablePath
@@ -289,7 +289,7 @@ struct BenchExtract: ParsableCommand {
             for side in sides {
                 let run = try MeasuredRun(executable: side.executable, arguments: side.arguments)
                 guard run.status == 0 else {
-                    throw ValidationError("\(side.name) failed (status \(run.status)): \(run.errorTail)"
+                    throw RuntimeFailure("\(side.name) failed (status \(run.status)): \(run.errorTail)"
                                           + (side.ours ? "" : "; `make bench-setup` installs MediaPipe 1.2.2 in .venv-tasks"))
                 }
                 // Both sides must have read the same frames and found about the same hands (a task bundle
@@ -301,12 +301,12 @@ struct BenchExtract: ParsableCommand {
                 } else {
                     guard let r = (try? JSONSerialization.jsonObject(with: run.output)) as? [String: Int],
                           let f = r["frames"], let h = r["hands"] else {
-                        throw ValidationError("\(side.name) printed no frame and hand counts: \(String(decoding: run.output.prefix(300), as: UTF8.self))")
+                        throw RuntimeFailure("\(side.name) printed no frame and hand counts: \(String(decoding: run.output.prefix(300), as: UTF8.self))")
                     }
                     counted = (f, h)
                 }
                 if counted.frames != frames || abs(counted.hands - hands) > max(10, hands / 10) {
-                    throw ValidationError("\(side.name) read \(counted.frames) frames and found \(counted.hands) hands where handpose read "
+                    throw RuntimeFailure("\(side.name) read \(counted.frames) frames and found \(counted.hands) hands where handpose read "
                                           + "\(frames) and found \(hands); the runs are not comparable")
                 }
                 if run.seconds < best[side.name]?.seconds ?? .infinity { best[side.name] = run }

@@ -67,14 +67,14 @@ struct Compare: ParsableCommand {
             }
             for e in errors { print("error: \(e)") }
         }
-        if !errors.isEmpty { throw ExitCode(1) }
+        if !errors.isEmpty { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
     func pairFiles() throws -> [(String, URL, URL)] {
         let fm = FileManager.default
         var isDirA: ObjCBool = false, isDirB: ObjCBool = false
-        guard fm.fileExists(atPath: a, isDirectory: &isDirA) else { throw ValidationError("\(a): no such file or folder") }
-        guard fm.fileExists(atPath: b, isDirectory: &isDirB) else { throw ValidationError("\(b): no such file or folder") }
+        guard fm.fileExists(atPath: a, isDirectory: &isDirA) else { throw RuntimeFailure("\(a): no such file or folder") }
+        guard fm.fileExists(atPath: b, isDirectory: &isDirB) else { throw RuntimeFailure("\(b): no such file or folder") }
         if !isDirA.boolValue && !isDirB.boolValue {
             return [((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))]
         }
@@ -88,7 +88,7 @@ struct Compare: ParsableCommand {
                 pairs.append((stem, URL(fileURLWithPath: a).appendingPathComponent(n), match))
             }
         }
-        guard !pairs.isEmpty else { throw ValidationError("no keypoint files of \(a) have a counterpart in \(b)") }
+        guard !pairs.isEmpty else { throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)", code: ToolExit.dataErrors) }
         return pairs
     }
 }

@@ -4,6 +4,7 @@ import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
+import KeypointStore
 import Keypoints
 
 /// `handpose export`: training arrays from labelled data and keypoints.
@@ -96,123 +97,71 @@ extension Normalization: ExpressibleByArgument {}
 extension Layout: ExpressibleByArgument {}
 extension TrainingSet.Format: ExpressibleByArgument {}
 
-/// A clip or image an export needs keypoints for: its file, and its path relative to the annotation
-/// root, which is also where its keypoints are in the keypoints folder (never its bare file name).
-struct ExportInput: Hashable {
-    var url: URL
-    var relative: String
-    var still: Bool
-}
-
-/// Finds or makes the keypoint files of an export, collects every bad input in one pass, and writes
-/// the split folders and dataset.json into a staged folder moved into place at the end.
+/// An export's command-line side: flags in, the library's decisions (`ExportKeypoints`, `Exporter`)
+/// printed. Which keypoint files are used is decided by `ExportKeypoints`, not here.
 struct ExportRun {
     let options: ExportOptions
     let settings: ExportSettings
-    /// (path, reason) of inputs left out with --skip-bad.
-    private(set) var skipped: [(path: String, reason: String)] = []
-    private(set) var modelHashes: [String: String] = [:]
-    /// Keypoint files accepted although made otherwise than asked (--allow-mixed).
-    private(set) var mixed: [String] = []
+    /// What the keypoints folder gave, once `keypoints(for:)` ran.
+    private(set) var gathered = ExportKeypoints()
+    /// Refusals left out with --skip-bad.
+    private(set) var skipped: [ExportKeypoints.Refusal] = []
 
     init(options: ExportOptions, settings: ExportSettings) {
         self.options = options
         self.settings = settings
     }
 
-    /// Keypoints of every input, by relative path. Missing ones are extracted (through the same pipeline
-    /// as `extract`, with the same flags) into the keypoints folder. Every input whose keypoints cannot
-    /// be read or made, or were made with other settings or models, is reported together; with
-    /// --skip-bad they are left out and listed in dataset.json, otherwise nothing is written and the
-    /// exit code is 1.
-    mutating func keypoints(for inputs: [ExportInput]) throws -> [String: KeypointFile] {
+    /// Keypoints of every input, by relative path (see `ExportKeypoints.gather`). Every input whose
+    /// keypoints cannot be used is reported together; with --skip-bad they are left out and listed in
+    /// dataset.json, otherwise nothing is written and the exit code is 1.
+    mutating func keypoints(for inputs: [ExportKeypoints.Input]) throws -> [String: KeypointFile] {
         let root = URL(fileURLWithPath: options.keypoints).standardizedFileURL
         let output = URL(fileURLWithPath: options.output).standardizedFileURL
         if (root.path + "/").hasPrefix(output.path + "/") {
             throw ValidationError("--keypoints \(options.keypoints) lies inside the output folder \(options.output), which an export replaces whole; keep keypoints elsewhere")
         }
         // The output is checked before any extraction (a file in the way, a non-empty folder without --overwrite).
-        do { try StagedFolder(output, replace: options.overwrite).discard() } catch { throw ValidationError("\(error)") }
-        var problems: [(String, String)] = []
-        var files: [String: KeypointFile] = [:]
-        var missing: [InputFiles.Item] = []
-        for input in inputs {
-            let url = ExtractionPipeline.outputURL(for: input.relative, in: root)
-            if FileManager.default.fileExists(atPath: url.path) {
-                do {
-                    let file = try KeypointFile.load(url)
-                    if let damage = file.incomplete {
-                        problems.append((input.url.path, "its keypoints are incomplete (\(damage.error))"))
-                    } else {
-                        files[input.relative] = file
-                    }
-                } catch { problems.append((input.url.path, "\(error)")) }
-            } else {
-                missing.append(InputFiles.Item(url: input.url, relative: input.relative))
-            }
-        }
-        let pipeline = try? options.extraction.pipeline(overwrite: false)
-        if !missing.isEmpty {
-            guard let pipeline else { _ = try options.extraction.pipeline(overwrite: false); return [:] }   // rethrows its error
-            FileHandle.standardError.write(Data("extracting \(missing.count) clips and images without keypoints into \(root.path)\n".utf8))
-            let failures = EventLog()
-            let finished = pipeline.run(missing, into: root) { event in
-                switch event {
-                case .failed(let name, let reason): failures.add(name, reason)
-                case .incomplete(let name, _, let reason): failures.add(name, "keypoints incomplete: \(reason)")
-                default: break
-                }
-            }
-            guard finished else { throw ExitCode(130) }
-            let failed = Dictionary(failures.entries, uniquingKeysWith: { a, _ in a })
-            for item in missing {
-                if let reason = failed[item.relative] { problems.append((item.url.path, reason)); continue }
-                do { files[item.relative] = try KeypointFile.load(ExtractionPipeline.outputURL(for: item.relative, in: root)) } catch {
-                    problems.append((item.url.path, "\(error)"))
-                }
-            }
-        }
-        // Every file made with the settings and models asked for (or, without the models here, all alike).
-        for input in inputs {
-            guard let file = files[input.relative] else { continue }
-            let expected = KeypointFile.Settings(options.extraction.options(forStill: input.still))
-            let models = pipeline?.models.hashes ?? files.values.first?.models ?? [:]
-            var why: String?
-            if file.settings == nil { why = "record no extraction settings (not made by handpose extract?)" }
-            else if file.settings != expected { why = "were made with other settings (\(Self.asFlags(file.settings!.differences(from: expected))))" }
-            else if file.models != models { why = "were made with other models (\((file.models ?? [:]).keys.sorted().joined(separator: ", ")))" }
-            if let why {
-                if options.allowMixed { mixed.append(input.relative) } else {
-                    problems.append((input.url.path, "its keypoints \(why); extract it again with these flags, or add --allow-mixed"))
-                    files[input.relative] = nil
-                }
-            }
-            if files[input.relative] != nil { modelHashes.merge(file.models ?? [:]) { a, _ in a } }
-        }
+        do { try StagedFolder(output, replace: options.overwrite).discard() } catch { throw RuntimeFailure("\(error)") }
+        // The models asked for; when they cannot be found, files made already are still usable.
+        var pipeline: ExtractionPipeline?
+        var noPipeline = ""
+        do { pipeline = try options.extraction.pipeline(overwrite: false) } catch { noPipeline = "\(error)" }
+        let flags = options.extraction
+        gathered = ExportKeypoints.gather(inputs, from: KeypointFolder(root), settings: { KeypointFile.Settings(flags.options(forStill: $0)) },
+                                          pipeline: pipeline, noPipeline: noPipeline, allowMixed: options.allowMixed,
+                                          extracting: { n in
+                                              FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
+                                          })
+        if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
+        let problems = gathered.refused
         guard problems.isEmpty else {
-            for (path, reason) in problems { FileHandle.standardError.write(Data("error: \(path): \(reason)\n".utf8)) }
+            for p in problems {
+                let hint = [Verdict.State.otherSettings, .otherModels].contains(p.state) ? "; extract it again with these flags, or add --allow-mixed" : ""
+                FileHandle.standardError.write(Data("error: \(p.input.url.path): \(Self.asFlags(p.reason))\(hint)\n".utf8))
+            }
             if options.skipBad {
                 FileHandle.standardError.write(Data("leaving out \(problems.count) of \(inputs.count) clips and images (--skip-bad)\n".utf8))
                 skipped = problems
-                for (path, _) in problems { if let i = inputs.first(where: { $0.url.path == path }) { files[i.relative] = nil } }
-                return files
+                return gathered.files
             }
             FileHandle.standardError.write(Data("\(problems.count) of \(inputs.count) clips and images have no usable keypoints; nothing written. Fix them, or add --skip-bad to leave them out.\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.someInputsFailed)
         }
-        return files
+        return gathered.files
     }
 
     /// Settings differences ("model: lite (asked full)") named by the flags that set them.
-    static func asFlags(_ differences: [String]) -> String {
+    static func asFlags(_ text: String) -> String {
         let flags = ["model": "--model", "maxHands": "--max-hands", "minDetectionConfidence": "--min-detection-confidence",
                      "minPresenceConfidence": "--min-presence-confidence", "mode": "--mode", "mirrored": "--mirrored",
                      "smoothing": "--smooth", "smoother": "smoothing method", "rules": "--legacy (rules)",
                      "pipeline": "pipeline revision (an earlier handpose made it; extract it again):"]
-        return differences.map { d in
-            guard let colon = d.firstIndex(of: ":"), let flag = flags[String(d[..<colon])] else { return d }
-            return flag + d[colon...].dropFirst()
-        }.joined(separator: "; ")
+        var out = text
+        for (field, flag) in flags {
+            out = out.replacingOccurrences(of: "(\(field): ", with: "(\(flag) ").replacingOccurrences(of: "; \(field): ", with: "; \(flag) ")
+        }
+        return out
     }
 
     /// Splits, augments the --augment-part and writes the dataset (Datasets' `Exporter`); prints the shapes.
@@ -231,9 +180,9 @@ struct ExportRun {
 
     func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
         var exporter = self.exporter
-        exporter.models = modelHashes
-        exporter.skipped = skipped.map { .init(path: $0.path, reason: $0.reason) }
-        exporter.mixed = mixed
+        exporter.models = gathered.models
+        exporter.skipped = skipped.map { .init(path: $0.input.url.path, reason: Self.asFlags($0.reason)) }
+        exporter.mixed = gathered.mixed
         for (c, twin) in exporter.unmappedMirrorTwins(classes: classes) {
             FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))
         }
@@ -246,23 +195,15 @@ struct ExportRun {
             }
             print("wrote \(options.output)")
         } catch let e as ExportError {
-            throw ValidationError(e.description)
+            throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as DatasetError {
-            throw ValidationError(e.description)
+            throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as KeypointError {
-            throw ValidationError(e.description)
+            throw RuntimeFailure(e.description)
         } catch {
-            throw ValidationError("\(options.output): cannot be written (\(describe(error)))")
+            throw RuntimeFailure("\(options.output): cannot be written (\(describe(error)))")
         }
     }
-}
-
-/// Pipeline failures gathered from its events.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [(String, String)] = []
-    var entries: [(String, String)] { lock.lock(); defer { lock.unlock() }; return items }
-    func add(_ name: String, _ reason: String) { lock.lock(); items.append((name, reason)); lock.unlock() }
 }
 
 struct ExportActions: ParsableCommand {
@@ -305,20 +246,20 @@ struct ExportActions: ParsableCommand {
         settings.dropShort = short == "drop"; settings.padTail = tail == "pad"
         let url = URL(fileURLWithPath: annotations)
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw ValidationError("\(annotations): no such file or folder") }
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(annotations): no such file or folder") }
         var set = isDir.boolValue ? AnnotationSource.load(labelledFolder: url, poses: false)
                                   : AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) })
         Validator().check(&set)
         guard set.errors.isEmpty else {
             for d in set.errors { print(d) }
             print("\(set.errors.count) errors in the annotations; fix them (see `handpose validate`) and run again")
-            throw ExitCode(2)
+            throw ExitCode(ToolExit.dataErrors)
         }
-        guard !set.segments.isEmpty else { throw ValidationError("\(annotations): no segments to export") }
+        guard !set.segments.isEmpty else { throw RuntimeFailure("\(annotations): no segments to export", code: ToolExit.dataErrors) }
         var run = ExportRun(options: common, settings: settings)
         let classes = set.classes
         try run.check(classes: classes)
-        let inputs = Set(set.segments.map { ExportInput(url: $0.video, relative: $0.videoPath, still: false) })
+        let inputs = Set(set.segments.map { ExportKeypoints.Input(url: $0.video, relative: $0.videoPath, still: false) })
         let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
         let kept = set.segments.filter { files[$0.videoPath] != nil }
         let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[$0.videoPath]! }
@@ -354,14 +295,14 @@ struct ExportPoses: ParsableCommand {
         Validator().check(&set)
         guard set.errors.isEmpty else {
             for d in set.errors { print(d) }
-            throw ExitCode(2)
+            throw ExitCode(ToolExit.dataErrors)
         }
-        guard !set.poses.isEmpty else { throw ValidationError("\(root): no labelled images to export (ROOT/<label>/<image>)") }
+        guard !set.poses.isEmpty else { throw RuntimeFailure("\(root): no labelled images to export (ROOT/<label>/<image>)", code: ToolExit.dataErrors) }
         var run = ExportRun(options: common, settings: settings)
         try run.check(classes: set.classes)
         let base = URL(fileURLWithPath: root).standardizedFileURL.path + "/"
         func relative(_ p: PoseSample) -> String { String(p.image.standardizedFileURL.path.dropFirst(base.count)) }
-        let files = try run.keypoints(for: set.poses.map { ExportInput(url: $0.image, relative: relative($0), still: true) })
+        let files = try run.keypoints(for: set.poses.map { ExportKeypoints.Input(url: $0.image, relative: relative($0), still: true) })
         let kept = set.poses.filter { files[relative($0)] != nil }
         let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings, name: relative) { files[relative($0)]! }
         try run.write(examples, classes: set.classes, frames: nil, kind: "poses",

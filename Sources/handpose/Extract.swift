@@ -59,7 +59,7 @@ struct Extract: ParsableCommand {
             found = try InputFiles.collect(inputs, recursive: recursive)
             try InputFiles.prepareOutputFolder(output)
         } catch let error as ExtractionError {
-            throw ValidationError("\(error)")
+            throw RuntimeFailure("\(error)")
         }
         var items = found.items
         if let shard {
@@ -79,7 +79,7 @@ struct Extract: ParsableCommand {
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
         if shard != nil && items.isEmpty && !found.items.isEmpty {
             report.finish(seconds: 0, output: output)
-            if report.failures > 0 { throw ExitCode(1) }
+            if report.failures > 0 { throw ExitCode(ToolExit.someInputsFailed) }
             return
         }
         guard !items.isEmpty else {
@@ -91,7 +91,7 @@ struct Extract: ParsableCommand {
                 hint += "; \(found.otherFiles) files are not clips or images (known extensions: \(known))"
             }
             FileHandle.standardError.write(Data("error: \(hint)\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode(ToolExit.couldNotRun)
         }
         if found.subfoldersNotSearched > 0 && !quiet {
             FileHandle.standardError.write(Data("note: \(found.subfoldersNotSearched) sub-folders not searched; add -r to include them\n".utf8))
@@ -99,7 +99,7 @@ struct Extract: ParsableCommand {
         let start = Date()
         let finished = pipeline.run(items, into: URL(fileURLWithPath: output)) { report.record($0) }
         report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: !finished)
-        if !finished { throw ExitCode(130) }
-        if report.failures > 0 { throw ExitCode(1) }
+        if !finished { throw ExitCode(ToolExit.interrupted) }
+        if report.failures > 0 { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

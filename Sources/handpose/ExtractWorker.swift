@@ -14,11 +14,14 @@ struct ExtractWorker: ParsableCommand {
     @Option var threads: Int = 1
     @Option var decodeThreads: Int = 0
     @Option var sharedConstants: String?
+    /// The models' identity computed once by the supervisor: NAME=SHA256, one per model.
+    @Option var modelHash: [String] = []
 
     func run() throws {
         try ExtractionWorker.serve(models: URL(fileURLWithPath: models), complexity: complexity, threads: threads,
                                    decodeThreads: decodeThreads,
                                    sharing: sharedConstants.map { SharedConstants(directory: URL(fileURLWithPath: $0)) },
+                                   hashes: modelHash.isEmpty ? nil : ExtractionPipeline.parseModelHashes(modelHash),
                                    readLine: { Swift.readLine(strippingNewline: true) },
                                    send: { FileHandle.standardOutput.write($0) })
     }

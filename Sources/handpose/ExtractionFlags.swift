@@ -62,7 +62,7 @@ struct ExtractionFlags: ParsableArguments {
         return o
     }
 
-    /// The pipeline these flags describe; a missing model is a usage error naming the file.
+    /// The pipeline these flags describe; a missing model is a failure to run naming every place looked.
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
@@ -72,8 +72,13 @@ struct ExtractionFlags: ParsableArguments {
             pipeline.sharing = SharedConstants.standard()
             return pipeline
         } catch {
-            throw ValidationError("\(error)")
+            throw RuntimeFailure("\(error)")
         }
+    }
+
+    /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them.
+    func modelIdentity() throws -> [String: String] {
+        try HandModels.identity(directory: ModelLocator(explicit: models).folder(for: model), complexity: model)
     }
 }
 

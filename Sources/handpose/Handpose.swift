@@ -1,5 +1,6 @@
 import ArgumentParser
 import Datasets
+import Foundation
 import Keypoints
 
 @main
@@ -8,7 +9,27 @@ struct Handpose: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handpose",
         abstract: "Turn folders of video clips and images into hand-pose training data.",
+        discussion: ToolExit.summary,
         version: version,
         subcommands: [Extract.self, Status.self, Validate.self, Export.self, Synth.self, Render.self, Compare.self, ReportCommand.self, Probe.self, Bench.self, ExtractWorker.self]
     )
+
+    /// Parses and runs a command. Usage errors print usage and exit 64 (ArgumentParser's way); a
+    /// failure of the run prints one sentence and exits with its code (`ToolExit`); any other error is
+    /// a failure to run (3), never 1, which means "finished, some inputs failed".
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as RuntimeFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Foundation.exit(failure.code)
+        } catch {
+            if error is ExitCode || error is CleanExit || exitCode(for: error) != ExitCode.failure {
+                exit(withError: error)
+            }
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Foundation.exit(ToolExit.couldNotRun)
+        }
+    }
 }

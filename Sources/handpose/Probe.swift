@@ -58,7 +58,7 @@ struct Probe: ParsableCommand {
                 print("error: \(i.path): truncated: the file ends before the frame data its container indexes")
             }
         }
-        if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(1) }
+        if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }
 

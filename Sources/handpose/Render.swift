@@ -66,10 +66,10 @@ struct Render: ParsableCommand {
         let files = try keypoints.map { try KeypointFile.load(URL(fileURLWithPath: $0)) }
         for (path, f) in zip(keypoints, files) {
             guard f.video.width == reader.info.width, f.video.height == reader.info.height else {
-                throw ValidationError("\(path) is for a \(f.video.width)x\(f.video.height) clip, but \(clip!) is \(reader.info.width)x\(reader.info.height): keypoints of another clip?")
+                throw RuntimeFailure("\(path) is for a \(f.video.width)x\(f.video.height) clip, but \(clip!) is \(reader.info.width)x\(reader.info.height): keypoints of another clip?", code: ToolExit.dataErrors)
             }
             if !reader.info.frameCountIsEstimate && f.frames.count != reader.info.frameCount {
-                throw ValidationError("\(path) has \(f.frames.count) frames, but \(clip!) has \(reader.info.frameCount): keypoints of another clip?")
+                throw RuntimeFailure("\(path) has \(f.frames.count) frames, but \(clip!) has \(reader.info.frameCount): keypoints of another clip?", code: ToolExit.dataErrors)
             }
         }
         let out = URL(fileURLWithPath: output)
@@ -91,7 +91,7 @@ struct Render: ParsableCommand {
                 throw ValidationError("--frames \(beyond): \(clip!) has \(total) frames (0 to \(total - 1))")
             }
             do { try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true) } catch {
-                throw ValidationError("\(output): cannot create the folder (\(describe(error)))")
+                throw RuntimeFailure("\(output): cannot create the folder (\(describe(error)))")
             }
             var written = 0
             while let f = try reader.nextFrame() {
@@ -101,12 +101,12 @@ struct Render: ParsableCommand {
             }
             if written == 0 {
                 FileHandle.standardError.write(Data("warning: no frame matched --frames/--every; nothing written\n".utf8))
-                throw ExitCode(1)
+                throw ExitCode(ToolExit.dataErrors)
             }
             print("wrote \(written) PNG frames to \(output)")
         } else if ImageWriter.supportedExtensions.contains(out.pathExtension.lowercased()) {
             // An image out of a clip or still: its first frame, drawn over.
-            guard let f = try reader.nextFrame() else { throw ValidationError("\(clip!) has no frame to draw") }
+            guard let f = try reader.nextFrame() else { throw RuntimeFailure("\(clip!) has no frame to draw", code: ToolExit.dataErrors) }
             try ImageWriter.write(Overlay.draw(f, files: files, index: f.index).frame(), to: out)
             print("wrote \(output) (frame \(f.index))")
         } else {
@@ -127,7 +127,7 @@ struct Render: ParsableCommand {
         var bands: [Timeline.Band] = []
         if let annotations {
             let set = AnnotationSource.load(annotationFile: URL(fileURLWithPath: annotations))
-            if let error = set.errors.first { throw ValidationError(error.description) }
+            if let error = set.errors.first { throw RuntimeFailure(error.description, code: ToolExit.dataErrors) }
             let segments = try Self.segments(of: file, in: set.segments)
             bands = segments.map { Timeline.Band(label: $0.label, colorIndex: set.classes.firstIndex(of: $0.label) ?? 0, start: $0.start, end: $0.end) }
             if segments.isEmpty {

@@ -43,7 +43,7 @@ struct ReportCommand: ParsableCommand {
         if let root {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-                throw ValidationError("--keypoints \(root.path): no such folder")
+                throw RuntimeFailure("--keypoints \(root.path): no such folder")
             }
         }
         var report: DatasetReport
@@ -59,7 +59,7 @@ struct ReportCommand: ParsableCommand {
                 }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(1)
+                throw ExitCode(ToolExit.couldNotRun)
             }
         } else {
             var files: [(String, KeypointFile)] = []
@@ -71,7 +71,7 @@ struct ReportCommand: ParsableCommand {
             }
             guard !files.isEmpty || !unreadable.isEmpty else {
                 FileHandle.standardError.write(Data("error: no keypoint files (*.hands.json) under \(root!.path)\n".utf8))
-                throw ExitCode(1)
+                throw ExitCode(ToolExit.couldNotRun)
             }
             report = DatasetReport.keypoints(files)
         }
@@ -85,14 +85,12 @@ struct ReportCommand: ParsableCommand {
                 confusion: report.baseline?.score.confusion,
                 title: dataset.map { "HANDPOSE REPORT: \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "HANDPOSE REPORT: KEYPOINTS"))
             let url = URL(fileURLWithPath: pngPath)
-            let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial.png")
+            // ImageWriter writes under a temporary name and renames (AtomicFile).
             do {
-                try ImageWriter.writePNG(chart.frame(), to: temporary)
-                guard rename(temporary.path, url.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                try ImageWriter.writePNG(chart.frame(), to: url)
             } catch {
-                try? FileManager.default.removeItem(at: temporary)
                 FileHandle.standardError.write(Data("error: \(pngPath): cannot be written (\(describe(error)))\n".utf8))
-                throw ExitCode(1)
+                throw ExitCode(ToolExit.couldNotRun)
             }
         }
         if json {

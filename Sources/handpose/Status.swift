@@ -1,6 +1,8 @@
 import ArgumentParser
 import Extraction
 import Foundation
+import KeypointFormats
+import KeypointStore
 import Keypoints
 
 /// `handpose status`: what an output folder holds for a list of inputs, for runs spread over machines.
@@ -31,38 +33,41 @@ struct Status: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Option(help: "The files extract was asked to write beside each keypoint file (as extract --format): an input missing one is not done.")
+    var format = "json"
+
     @OptionGroup(title: "Extraction (what the keypoints must have been made with)")
     var extraction: ExtractionFlags
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give the inputs extract was given: --inputs INPUT...") }
         if let shards, !(1...Shard.maxCount).contains(shards) { throw ValidationError("--shards must be from 1 to \(Shard.maxCount)") }
+        do { _ = try OutputFormat.parse(format) } catch { throw ValidationError("\(error)") }
     }
 
     func run() throws {
         let found: InputFiles.Found
-        do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as ExtractionError { throw ValidationError("\(e)") }
+        do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as ExtractionError { throw RuntimeFailure("\(e)") }
         let root = URL(fileURLWithPath: output)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-            throw ValidationError("\(output): no such folder")
+            throw RuntimeFailure("\(output): no such folder")
         }
         // The models asked for, when they can be found here (a login node may not have them).
-        let models: [String: String]?
         var notes: [String] = []
-        if let pipeline = try? extraction.pipeline(overwrite: false) { models = pipeline.models.hashes } else {
-            models = nil
-            notes.append("models not found here: which models made the files is not checked")
-        }
+        let models = try? extraction.modelIdentity()
+        if models == nil { notes.append("models not found here: which models made the files is not checked") }
         let indexURL = root.appendingPathComponent("index.jsonl")
         let flags = extraction
-        let status = ExtractionStatus.check(found.items, root: root, settings: { flags.options(forStill: $0) }, models: models,
+        let formats = (try? OutputFormat.parse(format)) ?? [.json]
+        let status = ExtractionStatus.check(found.items, root: root,
+                                            asked: { KeypointRequest(settings: KeypointFile.Settings(flags.options(forStill: $0)), models: models, formats: formats) },
                                             shards: shards ?? Shard.recorded(in: root), previous: ExtractionStatus.loadIndex(indexURL))
         do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
         if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {
             printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes)
         }
-        if !status.complete || found.skipped.contains(where: \.lost) { throw ExitCode(1) }
+        if !status.complete || found.skipped.contains(where: \.lost) { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
     func printText(_ status: ExtractionStatus, skipped: [String], notes: [String]) {

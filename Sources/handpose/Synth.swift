@@ -30,17 +30,17 @@ struct Synth: ParsableCommand {
         s.seed = seed; s.montages = montages; s.posesPerClass = posesPerClass
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDir), !isDir.boolValue {
-            throw ValidationError("\(output): is a file; -o needs a folder (a new or existing one)")
+            throw RuntimeFailure("\(output): is a file; -o needs a folder (a new or existing one)")
         }
         let entries: [SyntheticDataset.Entry]
         do {
             entries = try SyntheticDataset.generate(s, to: URL(fileURLWithPath: output), tool: .handpose)
         } catch let error as VideoError {
-            throw ValidationError(error.description)
+            throw RuntimeFailure(error.description)
         } catch let error as DatasetError {
-            throw ValidationError(error.description)
+            throw RuntimeFailure(error.description)
         } catch {
-            throw ValidationError("\(output): cannot be written (\(describe(error)))")
+            throw RuntimeFailure("\(output): cannot be written (\(describe(error)))")
         }
         print("wrote \(entries.count) annotated segments, clips and pose images with ground truth to \(output)")
     }

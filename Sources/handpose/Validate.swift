@@ -56,7 +56,7 @@ struct Validate: ParsableCommand {
         let url = URL(fileURLWithPath: annotations)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else {
-            throw ValidationError("\(annotations): no such file or folder")
+            throw RuntimeFailure("\(annotations): no such file or folder")
         }
         var set: AnnotationSet
         if isDir.boolValue {
@@ -118,7 +118,7 @@ struct Validate: ParsableCommand {
             if classes.count > shownClasses { print("  ... and \(Diagnostic.grouped(classes.count - shownClasses)) more classes") }
             print("\(set.errorCount) errors, \(set.warningCount) warnings")
         }
-        if set.errorCount > 0 { throw ExitCode(2) }
-        if strict && set.warningCount > 0 { throw ExitCode(1) }
+        if set.errorCount > 0 { throw ExitCode(ToolExit.dataErrors) }
+        if strict && set.warningCount > 0 { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

@@ -1,5 +1,5 @@
+import FileSystem
 import Foundation
-import Keypoints
 
 /// Why an input has no keypoints: written beside where its keypoint file would be
 /// (`OUT/<relative path>.failed.json`) when extraction fails or crashes, removed when a later run
@@ -21,30 +21,21 @@ public struct FailureRecord: Codable, Equatable, Sendable {
         self.host = host
     }
 
-    public static func url(for relative: String, in root: URL) -> URL {
-        root.appendingPathComponent(relative + ".failed.json")
-    }
-
-    /// Writes the record atomically (a temporary name, then a rename); a record that cannot be written
-    /// is not an error of its own: the run's summary already names the failure.
-    public func write(in root: URL) {
-        let url = Self.url(for: input, in: root)
-        let temporary = KeypointFile.temporaryURL(for: url)
+    /// Writes the record atomically; a record that cannot be written is not an error of its own: the
+    /// run's summary already names the failure.
+    public func write(in folder: KeypointFolder) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return }
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if (try? data.write(to: temporary)) != nil, rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-        }
+        try? AtomicFile.write(data, to: folder.failureURL(for: input))
     }
 
-    public static func load(for relative: String, in root: URL) -> FailureRecord? {
-        guard let data = try? Data(contentsOf: url(for: relative, in: root)) else { return nil }
+    public static func load(for relative: String, in folder: KeypointFolder) -> FailureRecord? {
+        guard let data = try? Data(contentsOf: folder.failureURL(for: relative)) else { return nil }
         return try? JSONDecoder().decode(FailureRecord.self, from: data)
     }
 
-    public static func remove(for relative: String, in root: URL) {
-        try? FileManager.default.removeItem(at: url(for: relative, in: root))
+    public static func remove(for relative: String, in folder: KeypointFolder) {
+        try? FileManager.default.removeItem(at: folder.failureURL(for: relative))
     }
 }

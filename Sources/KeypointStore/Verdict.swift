@@ -151,8 +151,9 @@ extension KeypointFolder {
             return fail(.otherSettings, verdict.differences[0])
         }
         if let models = asked.models, summary.models != models {
-            return fail(.otherModels, "made with " + (summary.models ?? [:]).keys.sorted().joined(separator: ", ")
-                        + (summary.models.map { Set($0.keys) == Set(models.keys) ? " of other contents (SHA-256)" : "" } ?? ""))
+            guard let made = summary.models else { return fail(.otherModels, "no models recorded") }
+            let names = made.keys.sorted().joined(separator: ", ")
+            return fail(.otherModels, Set(made.keys) == Set(models.keys) ? names + " with other contents (SHA-256)" : names)
         }
         for format in asked.formats where format != .json {
             let companion = self.url(for: relative, format: format)

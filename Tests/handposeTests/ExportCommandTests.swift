@@ -49,7 +49,7 @@ final class ExportCommandTests: XCTestCase {
         let (code, text) = try ToolRunner.run(["export", "actions", root.path, "--keypoints", kp, "-o", out, "--models", models,
                                                "--fps", "15", "--window", "10", "--format", "csv"])
         XCTAssertEqual(code, 0, text)
-        XCTAssertTrue(text.contains("extracting 1 clips and images without keypoints"), text)
+        XCTAssertTrue(text.contains("extracting 1 clips and images without usable keypoints"), text)
         XCTAssertEqual(try KeypointFile.load(URL(fileURLWithPath: missing)).source.path, "Background/clip1.mp4")
         let rows = try String(contentsOfFile: out + "/keypoints.csv", encoding: .utf8).split(separator: "\n").dropFirst()   // the header
         let byLabel = Dictionary(grouping: rows) { $0.prefix(while: { $0 != "," }) }.mapValues { Set($0.map { $0.drop(while: { $0 != "," }) }) }

@@ -5,8 +5,8 @@ import VideoIO
 
 /// Settings of the hand pipeline, as `handpose extract` exposes them.
 public struct HandTrackerOptions: Hashable, Sendable, Codable {
-    public enum Complexity: String, Codable, Sendable { case full, lite }
-    public enum Mode: String, Codable, Sendable { case video, image }
+    public enum Complexity: String, Codable, Sendable, CaseIterable { case full, lite }
+    public enum Mode: String, Codable, Sendable, CaseIterable { case video, image }
 
     public var model: Complexity = .full
     public var maxHands = 2

@@ -10,8 +10,8 @@ struct Compare: ParsableCommand {
         discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands. 'jitter' is how far A's deviation from B moves from one frame to the next, following A's tracks while B's matched hand stays the same (against ground truth: the estimate's own frame-to-frame noise, which --smooth lowers). 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
     )
 
-    @Argument(help: "Keypoint file or folder (ours).") var a: String
-    @Argument(help: "Keypoint file or folder (the reference).") var b: String
+    @Argument(help: "Keypoint file or folder (ours).", completion: .file()) var a: String
+    @Argument(help: "Keypoint file or folder (the reference).", completion: .file()) var b: String
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {

@@ -17,10 +17,10 @@ struct Export: ParsableCommand {
 
 /// Options shared by both exports.
 struct ExportOptions: ParsableArguments {
-    @Option(help: "Folder of keypoint files from `handpose extract`; clips or images without one are extracted now and saved there.")
+    @Option(help: "Folder of keypoint files from `handpose extract`; clips or images without one are extracted now and saved there.", completion: .directory)
     var keypoints: String = "out/keypoints"
 
-    @Option(name: .shortAndLong, help: "Output folder.")
+    @Option(name: .shortAndLong, help: "Output folder.", completion: .directory)
     var output: String
 
     @Option(help: "Hand to use: right, left, any (the most confident in each frame), both (two slots, left then right) or track (the hand identity present longest in each segment).")
@@ -96,6 +96,11 @@ extension Origin: ExpressibleByArgument {}
 extension Normalization: ExpressibleByArgument {}
 extension Layout: ExpressibleByArgument {}
 extension TrainingSet.Format: ExpressibleByArgument {}
+
+/// `--short`: what becomes of a segment shorter than a window.
+enum ShortSegments: String, CaseIterable, ExpressibleByArgument { case pad, drop }
+/// `--tail`: what becomes of a segment's last partial window.
+enum PartialWindow: String, CaseIterable, ExpressibleByArgument { case drop, pad }
 
 /// An export's command-line side: flags in, the library's decisions (`ExportKeypoints`, `Exporter`)
 /// printed. Which keypoint files are used is decided by `ExportKeypoints`, not here.
@@ -211,10 +216,10 @@ struct ExportActions: ParsableCommand {
         commandName: "actions",
         abstract: "Action windows from an annotation file (or labelled folders of clips): X[N, T, 3, 21] by default.")
 
-    @Argument(help: "Annotation file (.csv/.json) or folder of labelled folders.")
+    @Argument(help: "Annotation file (.csv/.json) or folder of labelled folders.", completion: .file(extensions: ["csv", "json"]))
     var annotations: String
 
-    @Option(help: "Folder the annotation's video paths are relative to.")
+    @Option(help: "Folder the annotation's video paths are relative to.", completion: .directory)
     var root: String?
 
     @Option(help: "Frames per second to resample to (real timestamps).")
@@ -227,23 +232,22 @@ struct ExportActions: ParsableCommand {
     var stride: Int?
 
     @Option(help: "Segments shorter than a window: pad (with zeros, as Apple's sample) or drop.")
-    var short: String = "pad"
+    var short: ShortSegments = .pad
 
     @Option(help: "A last partial window: drop or pad.")
-    var tail: String = "drop"
+    var tail: PartialWindow = .drop
 
     @OptionGroup var common: ExportOptions
 
     func validate() throws {
         guard fps > 0, window > 0, (stride ?? 1) > 0 else { throw ValidationError("--fps, --window and --stride must be positive") }
-        guard ["pad", "drop"].contains(short), ["pad", "drop"].contains(tail) else { throw ValidationError("--short and --tail take pad or drop") }
         guard common.format != .keypointCSV else { throw ValidationError("--format keypoint-csv is for export poses (one hand per still); actions take npy, npz or csv") }
     }
 
     func run() throws {
         var settings = try common.settings()
         settings.fps = fps; settings.window = window; settings.stride = stride
-        settings.dropShort = short == "drop"; settings.padTail = tail == "pad"
+        settings.dropShort = short == .drop; settings.padTail = tail == .pad
         let url = URL(fileURLWithPath: annotations)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(annotations): no such file or folder") }
@@ -268,7 +272,7 @@ struct ExportActions: ParsableCommand {
             return ((s.end ?? last) - (s.start ?? 0)) * fps
         }.max() ?? 0
         try run.write(examples, classes: classes, frames: window, kind: "actions",
-                      emptyHint: "the \(kept.count) segments give no window of \(window) frames at \(fps) fps with --short \(short) " +
+                      emptyHint: "the \(kept.count) segments give no window of \(window) frames at \(fps) fps with --short \(short.rawValue) " +
                                  "(the longest segment has \(Int(longest.rounded())) frames); use --short pad or a smaller --window")
     }
 }

@@ -20,10 +20,10 @@ struct Extract: ParsableCommand {
         """
     )
 
-    @Argument(help: "Clips, images, or folders of them.")
+    @Argument(help: "Clips, images, or folders of them.", completion: .file())
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output folder.")
+    @Option(name: .shortAndLong, help: "Output folder.", completion: .directory)
     var output: String
 
     @Flag(name: .shortAndLong, help: "Descend into sub-folders.")

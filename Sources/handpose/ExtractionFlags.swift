@@ -37,7 +37,7 @@ struct ExtractionFlags: ParsableArguments {
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Folder with the .tflite models.",
-                               discussion: "Default: $HANDPOSE_MODELS, then <binary>/../share/handpose/models, then $XDG_DATA_HOME/handpose/models, then ./Models."))
+                               discussion: "Default: $HANDPOSE_MODELS, then <binary>/../share/handpose/models, then $XDG_DATA_HOME/handpose/models, then ./Models."), completion: .directory)
     var models: String?
 
     func validate() throws {

@@ -9,7 +9,7 @@ struct Probe: ParsableCommand {
         discussion: "A file that cannot be read is reported on its own line; the others are still probed. Exit code 1 when any failed."
     )
 
-    @Argument(help: "Clips or images to probe.")
+    @Argument(help: "Clips or images to probe.", completion: .file())
     var files: [String]
 
     @Flag(help: "Print a JSON array instead of a table.")

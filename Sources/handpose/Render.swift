@@ -18,15 +18,15 @@ struct Render: ParsableCommand {
         """
     )
 
-    @Argument(help: "The clip or image the keypoints belong to.") var clip: String?
-    @Option(help: "Keypoint file(s) to draw.") var keypoints: [String] = []
-    @Option(name: .shortAndLong, help: "Output: a video (.mp4, .mkv, .mov, .avi, .gif) at the clip's frame rate, a folder for PNG frames, or an image (.png, .jpg) for --sheet, --timeline or a still.") var output: String
+    @Argument(help: "The clip or image the keypoints belong to.", completion: .file()) var clip: String?
+    @Option(help: "Keypoint file(s) to draw.", completion: .file(extensions: ["json"])) var keypoints: [String] = []
+    @Option(name: .shortAndLong, help: "Output: a video (.mp4, .mkv, .mov, .avi, .gif) at the clip's frame rate, a folder for PNG frames, or an image (.png, .jpg) for --sheet, --timeline or a still.", completion: .file()) var output: String
     @Option(help: "Frame indices to write as PNG, e.g. 10,20,30.") var frames: String?
     @Option(help: "Write every Nth frame as PNG.") var every: Int?
     @Flag(help: "Write one contact-sheet PNG of evenly spaced frames.") var sheet = false
     @Option(help: "Frames on the contact sheet.") var sheetFrames = 12
-    @Option(help: "Plot this keypoint file over time.") var timeline: String?
-    @Option(help: "Annotation file whose segments are drawn as bands on the timeline.") var annotations: String?
+    @Option(help: "Plot this keypoint file over time.", completion: .file(extensions: ["json"])) var timeline: String?
+    @Option(help: "Annotation file whose segments are drawn as bands on the timeline.", completion: .file(extensions: ["csv", "json"])) var annotations: String?
 
     func validate() throws {
         if timeline == nil {

@@ -21,13 +21,13 @@ struct ReportCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "An export folder (with dataset.json).")
+    @Argument(help: "An export folder (with dataset.json).", completion: .directory)
     var dataset: String?
 
-    @Option(help: "Folder of keypoint files (from extract) for the per-clip figures; a dataset's clips are looked up in it by their path.")
+    @Option(help: "Folder of keypoint files (from extract) for the per-clip figures; a dataset's clips are looked up in it by their path.", completion: .directory)
     var keypoints: String?
 
-    @Option(help: "Also draw the report as a PNG here (class balance, detection rate, confusion matrix). Default with a dataset: DATASET/report.png.")
+    @Option(help: "Also draw the report as a PNG here (class balance, detection rate, confusion matrix). Default with a dataset: DATASET/report.png.", completion: .file(extensions: ["png"]))
     var png: String?
 
     @Flag(help: "Print JSON.")

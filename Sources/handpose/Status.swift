@@ -18,10 +18,10 @@ struct Status: ParsableCommand {
         """
     )
 
-    @Argument(help: "The output folder of `handpose extract`.")
+    @Argument(help: "The output folder of `handpose extract`.", completion: .directory)
     var output: String
 
-    @Option(parsing: .upToNextOption, help: "The clips, images or folders given to extract.")
+    @Option(parsing: .upToNextOption, help: "The clips, images or folders given to extract.", completion: .file())
     var inputs: [String]
 
     @Flag(name: .shortAndLong, help: "Descend into sub-folders (as extract -r).")

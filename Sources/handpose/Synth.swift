@@ -12,7 +12,7 @@ struct Synth: ParsableCommand {
         discussion: "The same seed gives the same files. Samples/ was made with: handpose synth -o Samples --seed 1"
     )
 
-    @Option(name: .shortAndLong, help: "Output folder.") var output: String
+    @Option(name: .shortAndLong, help: "Output folder.", completion: .directory) var output: String
     @Option(help: "Clips per action class.") var perClass = 2
     @Option(help: "Seconds per action.") var seconds = 2.0
     @Option(help: "Frame rate (decimals allowed, e.g. 29.97).") var fps = 15.0

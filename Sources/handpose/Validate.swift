@@ -14,10 +14,10 @@ struct Validate: ParsableCommand {
         """
     )
 
-    @Argument(help: "An annotation file (.csv, .txt, .json) or a folder of labelled folders / labelled files.")
+    @Argument(help: "An annotation file (.csv, .txt, .json) or a folder of labelled folders / labelled files.", completion: .file())
     var annotations: String
 
-    @Option(help: "Folder the video paths are relative to (Create ML's directoryWithVideosAndAnnotation). Default: the annotation file's folder.")
+    @Option(help: "Folder the video paths are relative to (Create ML's directoryWithVideosAndAnnotation). Default: the annotation file's folder.", completion: .directory)
     var root: String?
 
     @Flag(help: "Labelled folders hold images (hand poses), not clips.")

@@ -89,4 +89,23 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(try handpose(["validate", warn.path]).0, 0)
         XCTAssertEqual(try handpose(["validate", warn.path, "--strict"]).0, 1)
     }
+
+    /// Enumerated options list their values in --help, path options complete as files or folders, and
+    /// the top-level help names every exit code.
+    func testHelpListsValuesAndPathsCompleteAsPaths() throws {
+        let (code, help) = try handpose(["export", "actions", "--help"])
+        XCTAssertEqual(code, 0, help)
+        for values in ["(values: pad, drop", "(values: drop, pad", "(values: full, lite", "(values: video, image",
+                       "(values: right, left, any, both, track", "(values: npy, npz, csv"] {
+            XCTAssertTrue(help.contains(values), values + "\n" + help)
+        }
+        let (_, top) = try handpose(["--help"])
+        XCTAssertTrue(top.contains("Exit codes: 0 done; 1 finished, but some inputs failed"), top)
+        let (_, bash) = try handpose(["--generate-completion-script", "bash"])
+        // extract's -o and --models complete as folders, its inputs as files.
+        guard let extract = bash.range(of: "_handpose_extract()") else { return XCTFail("no extract completion:\n" + bash) }
+        let body = String(bash[extract.lowerBound...].prefix(3000))
+        XCTAssertTrue(body.contains("'--output'|'-o')\n        __handpose_add_completions -d"), body)
+        XCTAssertTrue(body.contains("'--models')\n        __handpose_add_completions -d"), body)
+    }
 }

@@ -58,7 +58,9 @@ let package = Package(
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // The file system as handpose uses it: atomic writes, the running executable, a stable path hash.
-        .target(name: "FileSystem"),
+        // The process's argc and argv saved before main, for machines without /proc.
+        .target(name: "CProcessArguments"),
+        .target(name: "FileSystem", dependencies: ["CProcessArguments"]),
         .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG", "FileSystem"]),
         .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),

@@ -2,6 +2,7 @@ import Annotations
 import ArgumentParser
 import Datasets
 import Extraction
+import FileSystem
 import Foundation
 import HandLandmarks
 import KeypointStore
@@ -172,7 +173,7 @@ struct ExportRun {
     /// Splits, augments the --augment-part and writes the dataset (Datasets' `Exporter`); prints the shapes.
     var exporter: Exporter {
         var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: Handpose.version),
-                                command: CommandLine.arguments.dropFirst().joined(separator: " "))
+                                command: ProcessArguments.all.dropFirst().joined(separator: " "))
         exporter.format = options.format
         exporter.augmentPart = options.augmentPart
         return exporter

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Datasets
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -18,8 +19,14 @@ struct Handpose: ParsableCommand {
     /// failure of the run prints one sentence and exits with its code (`ToolExit`); any other error is
     /// a failure to run (3), never 1, which means "finished, some inputs failed".
     static func main() {
+        let arguments = ProcessArguments.all
+        guard !arguments.isEmpty else {
+            // Without its arguments the tool cannot know what it was asked: never help and exit 0.
+            FileHandle.standardError.write(Data("error: handpose cannot read its command line (no /proc/self/cmdline and no argument vector); nothing done\n".utf8))
+            Foundation.exit(ToolExit.couldNotRun)
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()
         } catch let failure as RuntimeFailure {
             FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))

@@ -82,7 +82,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
+        // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
+        .testTarget(name: "VideoIOTests", dependencies: ["VideoIO", "Annotations", "Extraction"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [

@@ -103,7 +103,9 @@ public final class VideoReader {
         startPTS = stream.pointee.start_time == cffmpeg_nopts() ? 0 : stream.pointee.start_time
 
         let containerName = String(cString: ctx.pointee.iformat.pointee.name)
-        let still = containerName == "image2" || containerName.hasSuffix("_pipe")
+        // By the file's extension (`MediaKind`), the rule `extract` chooses image or video tracking by; a
+        // rule of FFmpeg's demuxer names here could report as a clip a file tracked as an image.
+        let still = MediaKind.isStillImage(url)
         let avg = still ? 0 : Rational(stream.pointee.avg_frame_rate).value
         let nominal = still ? 0 : Rational(stream.pointee.r_frame_rate).value
         let rateForSteps = avg > 0 ? avg : (nominal > 0 ? nominal : 25)

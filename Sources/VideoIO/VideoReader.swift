@@ -303,17 +303,9 @@ public final class VideoReader {
             destination = FFmpegImageBuffer(width: width, bytesPerPixel: 3, rows: height)
         }
         let target = destination!
-        var dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]
-        var dstStride: [Int32] = [Int32(target.lineSize), 0, 0, 0]
-        let scaled = withUnsafePointer(to: &f.pointee.data) { dataTuple in
-            dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                withUnsafePointer(to: &f.pointee.linesize) { strideTuple in
-                    strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                        sws_scale(scaler, src, srcStride, 0, h, &dst, &dstStride)
-                    }
-                }
-            }
-        }
+        let dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]
+        let dstStride: [Int32] = [Int32(target.lineSize), 0, 0, 0]
+        let scaled = scaleFrame(scaler, from: f, into: dst, strides: dstStride, height: h)
         guard scaled == h else {
             throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime,
                                      ffmpeg: "colour conversion failed (\(scaled < 0 ? ffmpegMessage(scaled) : "\(scaled) of \(h) rows"))")

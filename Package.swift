@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
         .target(name: "Extraction", dependencies: ["FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
-        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
+        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
@@ -90,7 +90,7 @@ let package = Package(
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),

@@ -64,8 +64,10 @@ let package = Package(
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
         // A header only: the kernels' software prefetch.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        // A header only: the spin-wait hint (PAUSE, YIELD) of the engine's thread pool.
+        .systemLibrary(name: "CPause", path: "Sources/CPause"),
         .target(name: "KernelsBaseline", dependencies: ["Kernels", "CPrefetch"], swiftSettings: baselineSettings),
-        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "FileSystem", "CPause", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints", dependencies: ["FileSystem"]),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),

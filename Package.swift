@@ -86,6 +86,7 @@ let package = Package(
         ),
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO", "Annotations", "Extraction"]),
+        .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [

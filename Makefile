@@ -113,19 +113,23 @@ fuzz:
 # libavcodec59, libswscale6, libavutil57 on Debian 12), as do libturbojpeg0 and libcpuinfo0. The binary
 # runs on any x86-64 CPU (its kernels are chosen at run time), so one built on an AVX-512 login node runs
 # on AVX2 nodes too. Models go to PREFIX/share/handpose/models, where
-# the binary looks for them; shell completions where bash, zsh and fish look.
+# the binary looks for them; bench's reference scripts (and the module mediapipe_bench.py imports) to
+# PREFIX/share/handpose/scripts, where bench looks before ./scripts; shell completions where bash, zsh
+# and fish look.
 PREFIX ?= /usr/local
+BENCH_SCRIPTS = scripts/tflite_reference.py scripts/mediapipe_bench.py scripts/mediapipe_keypoints.py
 STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose
 install: models
 	$(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static
-	install -d "$(PREFIX)/bin" "$(PREFIX)/share/handpose/models" "$(PREFIX)/share/bash-completion/completions" \
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/handpose/models" "$(PREFIX)/share/handpose/scripts" "$(PREFIX)/share/bash-completion/completions" \
 	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 755 "$(STATIC_BIN)" "$(PREFIX)/bin/handpose"
 	install -m 644 Models/*.tflite "$(PREFIX)/share/handpose/models/"
+	install -m 755 $(BENCH_SCRIPTS) "$(PREFIX)/share/handpose/scripts/"
 	"$(PREFIX)/bin/handpose" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/handpose"
 	"$(PREFIX)/bin/handpose" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_handpose"
 	"$(PREFIX)/bin/handpose" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/handpose.fish"
-	@echo "installed $(PREFIX)/bin/handpose (models in $(PREFIX)/share/handpose/models)"
+	@echo "installed $(PREFIX)/bin/handpose (models in $(PREFIX)/share/handpose/models, bench's scripts in $(PREFIX)/share/handpose/scripts)"
 
 clean:
 	rm -rf .build .build-static out Fuzz/.build Fuzz/.work

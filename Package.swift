@@ -66,8 +66,10 @@ let package = Package(
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
         // A header only: the kernels' software prefetch.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
+        // A header only: the spin-wait hint (PAUSE, YIELD) of the engine's thread pool.
+        .systemLibrary(name: "CPause", path: "Sources/CPause"),
         .target(name: "KernelsBaseline", dependencies: ["Kernels", "CPrefetch"], swiftSettings: baselineSettings),
-        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "FileSystem", "CPause", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints", dependencies: ["FileSystem"]),
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
@@ -78,7 +80,7 @@ let package = Package(
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
         .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
-        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets"]),
+        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
@@ -86,14 +88,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VideoIOTests", dependencies: ["VideoIO"]),
+        // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
+        .testTarget(name: "VideoIOTests", dependencies: ["VideoIO", "Annotations", "Extraction"]),
+        .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),

@@ -17,8 +17,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil"),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
-        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG"], swiftSettings: fuzz),
-        .target(name: "Keypoints", swiftSettings: fuzz),
+        .target(name: "CProcessArguments"),
+        .target(name: "FileSystem", dependencies: ["CProcessArguments"], swiftSettings: fuzz),
+        .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG", "FileSystem"], swiftSettings: fuzz),
+        .target(name: "Keypoints", dependencies: ["FileSystem"], swiftSettings: fuzz),
         .target(name: "Annotations", dependencies: ["VideoIO"], swiftSettings: fuzz),
         .target(name: "FuzzDriver"),
         fuzzer("AnnotationsFuzz", ["Annotations", "FuzzDriver"]),

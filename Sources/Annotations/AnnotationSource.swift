@@ -1,13 +1,11 @@
 import Foundation
+import VideoIO
 
 /// Loads every way Create ML accepts labelled hand data: an annotation file (CSV or JSON) of
 /// `video, label, start, end`, labelled folders (`ROOT/<label>/<file>`) or labelled files
 /// (`ROOT/<label>.<anything>.<ext>`). Problems are collected as diagnostics, never thrown, so a user
 /// sees all of them in one run.
 public enum AnnotationSource {
-    static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg"]
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "heic", "tif", "tiff"]
-
     /// An annotation file. Video paths are relative to `root` (default: the file's folder). The file
     /// is read as a stream; `maxDiagnosticsPerKind` (0: all) caps the findings kept of each kind.
     public static func load(annotationFile url: URL, root: URL? = nil, columns: AnnotationColumns = AnnotationColumns(),
@@ -58,8 +56,9 @@ public enum AnnotationSource {
     public static func load(labelledFolder root: URL, poses: Bool, maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {
         var set = AnnotationSet(maxDiagnosticsPerKind: maxDiagnosticsPerKind)
         let fm = FileManager.default
-        let extensions = poses ? imageExtensions : videoExtensions
-        let other = poses ? videoExtensions : imageExtensions
+        // The extensions `extract` takes (`MediaKind`): a file accepted here is one extraction reads.
+        let extensions = poses ? MediaKind.imageExtensions : MediaKind.videoExtensions
+        let other = poses ? MediaKind.videoExtensions : MediaKind.imageExtensions
         guard let names = try? fm.contentsOfDirectory(atPath: root.path) else {
             set.log.add(.error, .unlistableFolder, file: root.path, "cannot list this folder")
             return set
@@ -86,6 +85,8 @@ public enum AnnotationSource {
                     else if other.contains(ext) {
                         set.log.add(.warning, .ignoredFile, file: url.appendingPathComponent(f).path,
                                     "\(poses ? "a clip" : "an image") in \(poses ? "pose" : "action") data is ignored")
+                    } else if let reason = MediaKind.unreadableReason(name: f) {
+                        set.log.add(.warning, .ignoredFile, file: url.appendingPathComponent(f).path, reason + "; it is ignored")
                     }
                 }
                 if used == 0 {
@@ -93,7 +94,12 @@ public enum AnnotationSource {
                 }
             } else {
                 let ext = (name as NSString).pathExtension.lowercased()
-                guard extensions.contains(ext) else { continue }
+                guard extensions.contains(ext) else {
+                    if let reason = MediaKind.unreadableReason(name: name) {
+                        set.log.add(.warning, .ignoredFile, file: url.path, reason + "; it is ignored")
+                    }
+                    continue
+                }
                 // Labelled file: the label is the name before its first period (Wave.3.mov -> Wave).
                 let label = String(name.prefix { $0 != "." })
                 add(url, label: label)

@@ -122,12 +122,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
         lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
     }
-    /// A stable 64-bit hash (FNV-1a) of a string, for per-item seeds.
-    static func hash(_ s: String) -> UInt64 {
-        var h: UInt64 = 0xcbf29ce484222325
-        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
-        return h
-    }
 }
 
 /// Stored as its text (`rotate=15.0`), as `--augment` takes it.

@@ -1,4 +1,5 @@
 import Annotations
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -65,7 +66,7 @@ public enum ExampleBuilder {
         for e in examples {
             out.append(e)
             for k in 0..<copies {
-                var rng = SplitMix64(seed: seed ^ SplitMix64.hash("\(e.clip)|\(e.manifest.windowIndex ?? 0)|\(k)"))
+                var rng = SplitMix64(seed: seed ^ StableHash.fnv1a("\(e.clip)|\(e.manifest.windowIndex ?? 0)|\(k)"))
                 var copy = e
                 let drawn = Augmentation.apply(list, to: &copy.frames, rng: &rng)
                 copy.manifest.augmentation = drawn

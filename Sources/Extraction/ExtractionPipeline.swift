@@ -85,7 +85,8 @@ public struct ExtractionPipeline {
         let next = WorkQueue(count: items.count)
         let stop = StopSignal()
         defer { stop.release() }
-        DispatchQueue.concurrentPerform(iterations: jobCount) { _ in
+        // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker.
+        func supervise() {
             var worker: WorkerProcess?
             defer { worker?.finish() }
             while !stop.requested, let index = next.take() {
@@ -140,6 +141,19 @@ public struct ExtractionPipeline {
                 }
             }
         }
+        // One supervisor thread per job, each holding one worker process. Not `concurrentPerform`: it runs
+        // at most a thread per core, so `--jobs 8` on 2 cores ran 2 workers while the engine and decoder
+        // threads above were sized for 8.
+        let supervisors = DispatchGroup()
+        for _ in 0..<jobCount {
+            supervisors.enter()
+            let thread = Thread {
+                defer { supervisors.leave() }
+                supervise()
+            }
+            thread.start()
+        }
+        supervisors.wait()
         return !stop.requested
     }
 }

@@ -1,17 +1,12 @@
 import Foundation
 import HandLandmarks
 import Keypoints
+import VideoIO
 
 /// Finding inputs and deciding which are already done.
 public enum InputFiles {
-    public static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
-    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
-
-    public static func isStillImage(_ url: URL) -> Bool { imageExtensions.contains(url.pathExtension.lowercased()) }
-    public static func isMedia(_ name: String) -> Bool {
-        let ext = (name as NSString).pathExtension.lowercased()
-        return videoExtensions.contains(ext) || imageExtensions.contains(ext)
-    }
+    /// Tracked in image mode: `MediaKind`'s rule, the one `VideoReader.info.isStillImage` reports.
+    public static func isStillImage(_ url: URL) -> Bool { MediaKind.isStillImage(url) }
 
     /// An input and its path relative to the input given, which names its outputs.
     public struct Item: Sendable {
@@ -103,10 +98,14 @@ public enum InputFiles {
                 } else {
                     found.subfoldersNotSearched += 1
                 }
-            } else if isMedia(name) {
+            } else if MediaKind.isMedia(name: name) {
                 if let first = seenFiles[child] { found.skipped.append((url.path, "the same file as \(first)", false)); continue }
                 seenFiles[child] = url.path
                 found.items.append(Item(url: url, relative: rel))
+            } else if let reason = MediaKind.unreadableReason(name: name) {
+                // Said by name, as `validate` says it of a labelled folder: a user's photos must not
+                // vanish into "other files".
+                found.skipped.append((url.path, reason, false))
             } else {
                 found.otherFiles += 1
             }

@@ -96,8 +96,11 @@ public enum KeypointExtraction {
 
     /// Decodes on a second thread ahead of inference; hands each frame's keypoints to
     /// `sink`; returns the file's header (everything but its frames) and where the time went.
+    /// `decoderEnded` is told how many frames the decoding thread decoded, once it has ended (for tests:
+    /// a failed clip must not be decoded to its end).
     static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool, decodeThreads: Int,
-                    progress: (Int) -> Void, sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
+                    progress: (Int) -> Void, decoderEnded: (_ framesDecoded: Int) -> Void = { _ in },
+                    sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
         let start = ContinuousClock.now
         var profile = Profile()
         let reader = try VideoReader(url: url, threads: decodeThreads)
@@ -106,16 +109,29 @@ public enum KeypointExtraction {
         // against 25-30 of inference, so a deeper queue only held more frames (6 MB each at 1080p) with
         // no measurable gain in `bench extract`.
         let queue = FrameQueue(capacity: 1)
+        // Ends when the clip does, or at the first push after inference gave up on the clip (`cancel`):
+        // decoding the rest of a failed clip would only keep a core busy.
+        let decoded = DecodeCount()
         let decoder = Thread {
             do {
-                while let f = try reader.nextFrame() { queue.push(.frame(f)) }
-                queue.push(.end)
+                while let f = try reader.nextFrame() {
+                    decoded.value += 1
+                    guard queue.push(.frame(f)) else { break }
+                }
+                _ = queue.push(.end)
             } catch {
-                queue.push(.failed(error))
+                _ = queue.push(.failed(error))
             }
+            decoded.ended.signal()
         }
         decoder.stackSize = 1 << 20
         decoder.start()
+        // Whatever happens below, the reader is not touched again until the decoding thread has ended.
+        defer {
+            queue.cancel()
+            decoded.ended.wait()
+            decoderEnded(decoded.value)
+        }
         // `--smooth` holds each frame until the frames after it are known (a few, see TrackSmoother).
         let smoothing = tracker.options.smoothing && tracker.options.mode == .video && !reader.info.isStillImage
         let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : reader.info.nominalFrameRate
@@ -134,7 +150,6 @@ public enum KeypointExtraction {
         loop: while true {
             switch queue.pop() {
             case .frame(let f):
-                if failure != nil { continue }
                 do {
                     let hands = try tracker.process(f)
                     try write(smoother.push(TrackSmoother.Frame(index: f.index, time: f.time, hands: hands)))
@@ -143,10 +158,11 @@ public enum KeypointExtraction {
                     progress(count)
                 } catch {
                     failure = error
+                    break loop
                 }
             case .end: break loop
             case .failed(let e):
-                if failure == nil, let e = e as? VideoError, count > 0 { damage = e } else { failure = failure ?? e }
+                if let e = e as? VideoError, count > 0 { damage = e } else { failure = e }
                 break loop
             }
         }
@@ -167,7 +183,7 @@ public enum KeypointExtraction {
                                 settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)
         file.video.decoder = info.decoder
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
-        // The decoding thread has ended (it pushed .end or .failed last).
+        // The decoding thread has ended (it pushed .end or .failed last), so its timings are final.
         profile.frames = count
         profile.decoding = reader.timings
         profile.tracker = tracker.timings
@@ -176,21 +192,28 @@ public enum KeypointExtraction {
     }
 }
 
-/// A bounded hand-over of decoded frames between the decoding thread and inference.
+/// A bounded hand-over of decoded frames between the decoding thread and inference. The consumer
+/// may `cancel` it: the items waiting are dropped, and every push from then on returns false at once,
+/// so the producer is never left blocked on a full queue and knows to stop.
 final class FrameQueue: @unchecked Sendable {
     enum Item { case frame(VideoFrame), end, failed(Error) }
     private var items: [Item] = []
+    private var cancelled = false
     private let capacity: Int
     private let condition = NSCondition()
 
     init(capacity: Int) { self.capacity = capacity }
 
-    func push(_ item: Item) {
+    /// Waits for room and adds `item`; false (the item dropped) once the queue is cancelled.
+    @discardableResult
+    func push(_ item: Item) -> Bool {
         condition.lock()
-        while items.count >= capacity { condition.wait() }
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
         items.append(item)
         condition.broadcast()
-        condition.unlock()
+        return true
     }
 
     func pop() -> Item {
@@ -201,4 +224,19 @@ final class FrameQueue: @unchecked Sendable {
         condition.unlock()
         return item
     }
+
+    /// No more items are wanted: drops those waiting and releases a producer blocked in `push`.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Frames the decoding thread decoded, read only after `ended` is signalled.
+private final class DecodeCount: @unchecked Sendable {
+    var value = 0
+    let ended = DispatchSemaphore(value: 0)
 }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -93,9 +94,7 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
 
     /// The shard of an input with relative path `relative`, out of `count`.
     public static func shard(of relative: String, count: Int) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in relative.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return Int(hash % UInt64(count))
+        Int(StableHash.fnv1a(relative) % UInt64(count))
     }
 
     /// The shard of each item.

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -27,9 +28,7 @@ final class WorkerProcess {
     /// Starts this same executable as `handpose extract-worker ARGUMENTS` (the tool's hidden command
     /// that calls `ExtractionWorker.serve`).
     init(arguments: [String]) throws {
-        var path = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &path, path.count - 1)
-        process.executableURL = n > 0 ? URL(fileURLWithPath: String(cString: path)) : URL(fileURLWithPath: CommandLine.arguments[0])
+        process.executableURL = Executable.url ?? URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = [ExtractionPipeline.workerCommand] + arguments
         // Swift's crash backtracer takes a second per crash and buries the runtime's one-line reason.
         var environment = ProcessInfo.processInfo.environment

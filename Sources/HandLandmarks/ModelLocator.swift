@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// Where the `.tflite` models are looked for, in order, so an installed `handpose` runs from any folder:
@@ -39,9 +40,7 @@ public struct ModelLocator: Sendable {
 
     /// This process's executable file.
     public static func currentExecutable() -> URL {
-        var path = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &path, path.count - 1)
-        return n > 0 ? URL(fileURLWithPath: String(cString: path)) : URL(fileURLWithPath: CommandLine.arguments[0])
+        Executable.url ?? URL(fileURLWithPath: CommandLine.arguments[0])
     }
 }
 

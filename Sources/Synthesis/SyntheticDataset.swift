@@ -1,3 +1,4 @@
+import Annotations
 import Datasets
 import Foundation
 import HandLandmarks
@@ -105,12 +106,15 @@ public enum SyntheticDataset {
         return KeypointFile(source: relative, width: width, height: height, fps: fps, frames: out, tool: tool, settings: nil, models: nil)
     }
 
+    /// Through `AnnotationWriter`, the writer whose files the readers are tested against: a label or
+    /// path with a comma or quote is quoted (RFC 4180), as no hand-made join would.
     static func writeAnnotations(_ entries: [Entry], to dir: URL) throws {
-        var csv = "video,label,start,end\n"
-        for e in entries { csv += "\(e.video),\(e.label),\(e.start),\(e.end)\n" }
-        try Data(csv.utf8).write(to: dir.appendingPathComponent("annotations.csv"), options: .atomic)
-        let json = entries.map { ["video": $0.video, "label": $0.label, "start": $0.start, "end": $0.end] as [String: Any] }
-        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
-            .write(to: dir.appendingPathComponent("annotations.json"), options: .atomic)
+        let csvURL = dir.appendingPathComponent("annotations.csv")
+        let segments = entries.map {
+            Segment(video: dir.appendingPathComponent($0.video), videoPath: $0.video, label: $0.label, start: $0.start, end: $0.end,
+                    source: csvURL.path, line: nil)
+        }
+        try Data(AnnotationWriter.csv(segments).utf8).write(to: csvURL, options: .atomic)
+        try AnnotationWriter.json(segments).write(to: dir.appendingPathComponent("annotations.json"), options: .atomic)
     }
 }

@@ -34,23 +34,32 @@ public struct Rational: Equatable, Sendable, CustomStringConvertible {
     init(_ r: AVRational) { self.init(Int(r.num), Int(r.den)) }
 }
 
-/// `sws_scale` of a whole frame from `source` to `target`, both frames FFmpeg allocated (so with the
-/// alignment and padding its SIMD code needs). Returns the rows written (the frame's height on success).
-func scaleFrame(_ scaler: OpaquePointer?, from source: UnsafeMutablePointer<AVFrame>, to target: UnsafeMutablePointer<AVFrame>,
-                height: Int32) -> Int32 {
+/// `sws_scale` of a whole frame from `source` (a frame FFmpeg decoded or allocated) into the planes
+/// `planes` with row strides `strides`: FFmpeg's own frames, or our aligned, padded buffer (see
+/// `FFmpegImageBuffer`). The one place that hands an AVFrame's plane and stride arrays to swscale.
+/// Returns the rows written (the frame's height on success).
+func scaleFrame(_ scaler: OpaquePointer?, from source: UnsafeMutablePointer<AVFrame>, into planes: UnsafePointer<UnsafeMutablePointer<UInt8>?>,
+                strides: UnsafePointer<Int32>, height: Int32) -> Int32 {
     withUnsafePointer(to: &source.pointee.data) { s in
         s.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
             withUnsafePointer(to: &source.pointee.linesize) { sl in
                 sl.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                    withUnsafeMutablePointer(to: &target.pointee.data) { d in
-                        d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                            withUnsafeMutablePointer(to: &target.pointee.linesize) { l in
-                                l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
-                                    sws_scale(scaler, src, srcStride, 0, height, dst, dstStride)
-                                }
-                            }
-                        }
-                    }
+                    sws_scale(scaler, src, srcStride, 0, height, planes, strides)
+                }
+            }
+        }
+    }
+}
+
+/// `sws_scale` of a whole frame from `source` to `target`, both frames FFmpeg allocated (so with the
+/// alignment and padding its SIMD code needs). Returns the rows written (the frame's height on success).
+func scaleFrame(_ scaler: OpaquePointer?, from source: UnsafeMutablePointer<AVFrame>, to target: UnsafeMutablePointer<AVFrame>,
+                height: Int32) -> Int32 {
+    withUnsafeMutablePointer(to: &target.pointee.data) { d in
+        d.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
+            withUnsafeMutablePointer(to: &target.pointee.linesize) { l in
+                l.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
+                    scaleFrame(scaler, from: source, into: dst, strides: dstStride, height: height)
                 }
             }
         }

@@ -103,7 +103,9 @@ public final class VideoReader {
         startPTS = stream.pointee.start_time == cffmpeg_nopts() ? 0 : stream.pointee.start_time
 
         let containerName = String(cString: ctx.pointee.iformat.pointee.name)
-        let still = containerName == "image2" || containerName.hasSuffix("_pipe")
+        // By the file's extension (`MediaKind`), the rule `extract` chooses image or video tracking by; a
+        // rule of FFmpeg's demuxer names here could report as a clip a file tracked as an image.
+        let still = MediaKind.isStillImage(url)
         let avg = still ? 0 : Rational(stream.pointee.avg_frame_rate).value
         let nominal = still ? 0 : Rational(stream.pointee.r_frame_rate).value
         let rateForSteps = avg > 0 ? avg : (nominal > 0 ? nominal : 25)
@@ -301,17 +303,9 @@ public final class VideoReader {
             destination = FFmpegImageBuffer(width: width, bytesPerPixel: 3, rows: height)
         }
         let target = destination!
-        var dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]
-        var dstStride: [Int32] = [Int32(target.lineSize), 0, 0, 0]
-        let scaled = withUnsafePointer(to: &f.pointee.data) { dataTuple in
-            dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                withUnsafePointer(to: &f.pointee.linesize) { strideTuple in
-                    strideTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                        sws_scale(scaler, src, srcStride, 0, h, &dst, &dstStride)
-                    }
-                }
-            }
-        }
+        let dst: [UnsafeMutablePointer<UInt8>?] = [target.base, nil, nil, nil]
+        let dstStride: [Int32] = [Int32(target.lineSize), 0, 0, 0]
+        let scaled = scaleFrame(scaler, from: f, into: dst, strides: dstStride, height: h)
         guard scaled == h else {
             throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime,
                                      ffmpeg: "colour conversion failed (\(scaled < 0 ? ffmpegMessage(scaled) : "\(scaled) of \(h) rows"))")

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Extraction
-import HandLandmarks
+import FileSystem
 import Foundation
+import HandLandmarks
 import Inference
 import Keypoints
 import VideoIO
@@ -45,6 +46,9 @@ struct BenchModels: ParsableCommand {
     }
 
     func run() throws {
+        // Found before any timing, so a missing script is said at once, with every place looked.
+        let script: URL?
+        script = try reference.map { _ in try HelperScripts.find("tflite_reference.py") }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
         // Every model and thread count is planned first; then each round times them all in turn, ours and
@@ -82,46 +86,36 @@ struct BenchModels: ParsableCommand {
                 times.sort()
                 let median = times[times.count / 2], p90 = times[min(times.count - 1, Int(Double(times.count) * 0.9))]
                 if median < ours[i]?.median ?? .infinity { ours[i] = (median, p90) }
-                if let reference, let r = try referenceTiming(python: reference, model: c.path, threads: c.threads),
+                if let reference, let script, let r = try referenceTiming(python: reference, script: script, model: c.path, threads: c.threads),
                    r.median < ref[i]?.median ?? .infinity { ref[i] = r }
                 if !json {
                     FileHandle.standardError.write(Data("  round \(round + 1): \(c.name) threads=\(c.threads): \(String(format: "%.2f", median)) ms\n".utf8))
                 }
             }
         }
-        var rows: [[String: Any]] = []
-        for (i, c) in cases.enumerated() {
+        let rows = cases.enumerated().map { i, c in
             let (median, p90) = ours[i]!
-            var row: [String: Any] = [
-                "model": c.name, "threads": c.threads, "isa": c.plan.isa.rawValue, "median_ms": median, "p90_ms": p90,
-                "gflops": 2 * Double(c.plan.multiplyAdds) / median / 1e6,
-                "arena_mib": Double(c.plan.arenaBytes) / 1048576,
-            ]
-            if let r = ref[i] {
-                row["xnnpack_median_ms"] = r.median
-                row["xnnpack_p90_ms"] = r.p90
-                row["ratio"] = median / r.median
-            }
-            rows.append(row)
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: p90,
+                                      gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
+                                      xnnpackMedianMs: ref[i]?.median, xnnpackP90Ms: ref[i]?.p90, ratio: ref[i].map { median / $0.median })
         }
         if json {
-            let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print(try BenchJSON.text(rows))
             return
         }
         var table = [["model", "threads", "kernels", "median ms", "p90 ms", "GFLOP/s", "arena MiB", "XNNPACK ms", "ours/XNNPACK"]]
         for r in rows {
-            func f(_ k: String, _ fmt: String = "%.2f") -> String { (r[k] as? Double).map { String(format: fmt, $0) } ?? "-" }
-            table.append([r["model"] as! String, "\(r["threads"]!)", r["isa"] as! String, f("median_ms"), f("p90_ms"), f("gflops", "%.1f"),
-                          f("arena_mib"), f("xnnpack_median_ms"), f("ratio")])
+            func f(_ v: Double?, _ fmt: String = "%.2f") -> String { v.map { String(format: fmt, $0) } ?? "-" }
+            table.append([r.model, "\(r.threads)", r.isa, f(r.medianMs), f(r.p90Ms), f(r.gflops, "%.1f"),
+                          f(r.arenaMib), f(r.xnnpackMedianMs), f(r.ratio)])
         }
         print(Table.render(table))
     }
 
-    private func referenceTiming(python: String, model: String, threads: Int) throws -> (median: Double, p90: Double)? {
+    private func referenceTiming(python: String, script: URL, model: String, threads: Int) throws -> (median: Double, p90: Double)? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["scripts/tflite_reference.py", "bench", model, "\(threads)", "\(runs)"]
+        p.arguments = [script.path, "bench", model, "\(threads)", "\(runs)"]
         let pipe = Pipe()
         p.standardOutput = pipe
         do { try p.run() } catch {
@@ -130,10 +124,8 @@ struct BenchModels: ParsableCommand {
         }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard p.terminationStatus == 0,
-              let obj = try JSONSerialization.jsonObject(with: data) as? [String: Double],
-              let m = obj["median_ms"], let q = obj["p90_ms"] else { return nil }
-        return (m, q)
+        guard p.terminationStatus == 0, let timing = try? BenchJSON.decoder.decode(BenchJSON.ReferenceTiming.self, from: data) else { return nil }
+        return (timing.medianMs, timing.p90Ms)
     }
 }
 
@@ -269,9 +261,13 @@ struct BenchExtract: ParsableCommand {
             Side(name: name, executable: me, arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
                                                         "--models", folder.path], ours: true)
         }
+        // Found before any run, so a missing script is said at once, with every place looked.
+        let script: URL?
+        script = try reference.map { _ in try HelperScripts.find("mediapipe_bench.py") }
         func mediapipe(_ name: String, workers: Int) -> Side? {
-            reference.map { Side(name: name, executable: $0, arguments: ["scripts/mediapipe_bench.py", "tasks", "--models", folder.path,
-                                                                         "--workers", "\(workers)"] + clips, ours: false) }
+            guard let reference, let script else { return nil }
+            return Side(name: name, executable: reference, arguments: [script.path, "tasks", "--models", folder.path,
+                                                                       "--workers", "\(workers)"] + clips, ours: false)
         }
         // Row names say how each side uses the cores: with one job handpose's engine runs on every core,
         // while MediaPipe's XNNPACK keeps its default of one thread on Linux.
@@ -299,11 +295,10 @@ struct BenchExtract: ParsableCommand {
                     counted = try Self.decodedFramesAndHands(in: out)
                     (frames, hands) = counted
                 } else {
-                    guard let r = (try? JSONSerialization.jsonObject(with: run.output)) as? [String: Int],
-                          let f = r["frames"], let h = r["hands"] else {
+                    guard let r = try? BenchJSON.decoder.decode(BenchJSON.ReferenceCounts.self, from: run.output) else {
                         throw RuntimeFailure("\(side.name) printed no frame and hand counts: \(String(decoding: run.output.prefix(300), as: UTF8.self))")
                     }
-                    counted = (f, h)
+                    counted = (r.frames, r.hands)
                 }
                 if counted.frames != frames || abs(counted.hands - hands) > max(10, hands / 10) {
                     throw RuntimeFailure("\(side.name) read \(counted.frames) frames and found \(counted.hands) hands where handpose read "
@@ -315,44 +310,37 @@ struct BenchExtract: ParsableCommand {
                 }
             }
         }
-        var rows: [[String: Any]] = []
-        for side in sides {
+        var rows = sides.map { side in
             let r = best[side.name]!
-            rows.append(["run": side.name, "frames": frames, "seconds": r.seconds, "fps": Double(frames) / r.seconds,
-                         "cpu_ms_per_frame": 1000 * r.cpuSeconds / Double(frames),
-                         "peak_mib": Double(r.peakBytes) / 1048576, "largest_process_mib": Double(r.largestProcessBytes) / 1048576])
+            return BenchJSON.ExtractRow(run: side.name, frames: frames, seconds: r.seconds, fps: Double(frames) / r.seconds,
+                                        cpuMsPerFrame: 1000 * r.cpuSeconds / Double(frames), peakMib: Double(r.peakBytes) / 1048576,
+                                        largestProcessMib: Double(r.largestProcessBytes) / 1048576, speedup: nil)
         }
         // Each handpose row against the MediaPipe row of the same shape, which follows it.
-        for i in rows.indices where (rows[i]["run"] as! String).hasPrefix("handpose") {
-            if i + 1 < rows.count, (rows[i + 1]["run"] as! String).hasPrefix("MediaPipe") {
-                rows[i]["speedup"] = (rows[i]["fps"] as! Double) / (rows[i + 1]["fps"] as! Double)
-            }
+        for i in rows.indices where rows[i].run.hasPrefix("handpose") && i + 1 < rows.count && rows[i + 1].run.hasPrefix("MediaPipe") {
+            rows[i].speedup = rows[i].fps / rows[i + 1].fps
         }
-        var split: [String: Any] = [:]
-        if profile { split = try profileSplit(clips: clips, folder: folder, out: out) }
+        let split = profile ? try profileSplit(clips: clips, folder: folder, out: out) : nil
         if json {
-            let object: [String: Any] = profile ? ["runs": rows, "profile": split] : ["runs": rows]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            print(try BenchJSON.text(BenchJSON.ExtractReport(runs: rows, profile: split)))
             return
         }
         var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
         for r in rows {
-            table.append([r["run"] as! String, "\(frames)", String(format: "%.1f", r["fps"] as! Double),
-                          String(format: "%.1f", r["cpu_ms_per_frame"] as! Double), String(format: "%.0f", r["peak_mib"] as! Double),
-                          String(format: "%.0f", r["largest_process_mib"] as! Double),
-                          (r["speedup"] as? Double).map { String(format: "%.2fx", $0) } ?? ""])
+            table.append([r.run, "\(frames)", String(format: "%.1f", r.fps), String(format: "%.1f", r.cpuMsPerFrame),
+                          String(format: "%.0f", r.peakMib), String(format: "%.0f", r.largestProcessMib),
+                          r.speedup.map { String(format: "%.2fx", $0) } ?? ""])
         }
         print(Table.render(table))
         if reference == nil { print("MediaPipe not run: pass --reference .venv-tasks/bin/python (make bench-setup installs it)") }
-        if profile {
+        if let split {
             var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]
-            for s in split["stages"] as! [[String: Any]] {
-                t.append([s["stage"] as! String, String(format: "%.2f", s["ms_per_frame"] as! Double),
-                          String(format: "%.1f%%", s["percent"] as! Double)])
+            for s in split.stages {
+                t.append([s.stage, String(format: "%.2f", s.msPerFrame), String(format: "%.1f%%", s.percent)])
             }
             print(Table.render(t))
             print(String(format: "palm model runs a frame: %.2f; landmark model runs a frame: %.2f",
-                         split["palm_runs_per_frame"] as! Double, split["landmark_runs_per_frame"] as! Double))
+                         split.palmRunsPerFrame, split.landmarkRunsPerFrame))
         }
     }
 
@@ -369,7 +357,7 @@ struct BenchExtract: ParsableCommand {
     }
 
     /// handpose's time per frame by stage, in this process: one job, one engine thread, one decoding thread.
-    private func profileSplit(clips: [String], folder: URL, out: URL) throws -> [String: Any] {
+    private func profileSplit(clips: [String], folder: URL, out: URL) throws -> BenchJSON.ProfileSplit {
         let models = try HandModels(directory: folder, complexity: .full)
         let tracker = try HandTracker(models: models, options: HandTrackerOptions(), threads: 1)
         var total = KeypointExtraction.Profile()
@@ -395,12 +383,13 @@ struct BenchExtract: ParsableCommand {
         ]
         func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
         let sum = stages.reduce(0) { $0 + ms($1.1) }
-        var rows = stages.map { ["stage": $0.0, "ms_per_frame": ms($0.1) / n, "percent": 100 * ms($0.1) / sum] as [String: Any] }
-        rows.append(["stage": "sum of stages", "ms_per_frame": sum / n, "percent": 100.0])
-        rows.append(["stage": "wall clock", "ms_per_frame": ms(total.wall) / n, "percent": 100 * ms(total.wall) / sum])
+        typealias Stage = BenchJSON.ProfileSplit.Stage
+        var rows = stages.map { Stage(stage: $0.0, msPerFrame: ms($0.1) / n, percent: 100 * ms($0.1) / sum) }
+        rows.append(Stage(stage: "sum of stages", msPerFrame: sum / n, percent: 100))
+        rows.append(Stage(stage: "wall clock", msPerFrame: ms(total.wall) / n, percent: 100 * ms(total.wall) / sum))
         let cpu = 1000 * (cpuSeconds() - cpuBefore)
-        rows.append(["stage": "CPU time, all threads", "ms_per_frame": cpu / n, "percent": 100 * cpu / sum])
-        return ["stages": rows, "palm_runs_per_frame": Double(t.palmRuns) / n, "landmark_runs_per_frame": Double(t.landmarkRuns) / n]
+        rows.append(Stage(stage: "CPU time, all threads", msPerFrame: cpu / n, percent: 100 * cpu / sum))
+        return BenchJSON.ProfileSplit(stages: rows, palmRunsPerFrame: Double(t.palmRuns) / n, landmarkRunsPerFrame: Double(t.landmarkRuns) / n)
     }
 }
 
@@ -429,5 +418,15 @@ struct BenchDecode: ParsableCommand {
             table.append([clip, size, "\(frames)", String(format: "%.1f", best)])
         }
         print(Table.render(table))
+    }
+}
+
+extension HelperScripts {
+    /// The script `name`, or a failure to run naming every place looked: a missing file is not a
+    /// usage error, so no usage text follows.
+    static func find(_ name: String) throws -> URL {
+        do { return try HelperScripts().url(for: name) } catch {
+            throw RuntimeFailure("\(error)")
+        }
     }
 }

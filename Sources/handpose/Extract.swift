@@ -87,7 +87,7 @@ struct Extract: ParsableCommand {
             var hint = "no clips or images found in \(inputs.joined(separator: ", "))"
             if found.subfoldersNotSearched > 0 { hint += "; \(found.subfoldersNotSearched) sub-folders were not searched: add -r" }
             if found.otherFiles > 0 {
-                let known = InputFiles.videoExtensions.union(InputFiles.imageExtensions).sorted().joined(separator: " ")
+                let known = MediaKind.knownExtensions.joined(separator: " ")
                 hint += "; \(found.otherFiles) files are not clips or images (known extensions: \(known))"
             }
             FileHandle.standardError.write(Data("error: \(hint)\n".utf8))

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// A command run to completion and measured from outside, the same way whatever it is (handpose, or
@@ -21,11 +22,7 @@ struct MeasuredRun {
     var errorTail: String
 
     /// This executable, for running handpose itself.
-    static var executablePath: String {
-        var path = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &path, path.count - 1)
-        return n > 0 ? String(cString: path) : CommandLine.arguments[0]
-    }
+    static var executablePath: String { Executable.url?.path ?? CommandLine.arguments[0] }
 
     /// Runs `executable` with `arguments`, sampling memory every `interval` seconds.
     init(executable: String, arguments: [String], interval: Double = 0.1) throws {

@@ -35,6 +35,54 @@ final class BenchCommandTests: XCTestCase {
     }
 }
 
+/// `bench` finds its reference scripts beside an installed binary (where `make install` copies them),
+/// not only in the folder it is run from, and names every place looked when they are in neither.
+final class BenchScriptsCommandTests: XCTestCase {
+    func testScriptsAreFoundBesideAnInstalledBinary() throws {
+        let models = try ToolRunner.models()
+        let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        guard FileManager.default.isExecutableFile(atPath: built.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("bench-scripts-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: dir) }
+        let prefix = dir.appendingPathComponent("prefix"), elsewhere = dir.appendingPathComponent("elsewhere")
+        try fm.createDirectory(at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let binary = prefix.appendingPathComponent("bin/handpose")
+        try fm.copyItem(at: built, to: binary)
+        // The reference Python is never reached when the script is missing; when found, a Python that
+        // fails (false) leaves the XNNPACK columns empty and the run succeeds.
+        let arguments = ["bench", "models", "--runs", "1", "--rounds", "1", "--threads", "1", "--models", models, "--reference", "/bin/false"]
+        func run() throws -> (Int32, String) {
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = arguments
+            p.currentDirectoryURL = elsewhere
+            let pipe = Pipe()
+            p.standardOutput = pipe
+            p.standardError = pipe
+            try p.run()
+            let out = pipe.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: out, as: UTF8.self))
+        }
+        var (code, text) = try run()
+        XCTAssertEqual(code, 3, text)
+        XCTAssertTrue(text.contains("cannot find the helper script tflite_reference.py"), text)
+        XCTAssertTrue(text.contains(prefix.appendingPathComponent("share/handpose/scripts").path), text)
+        XCTAssertTrue(text.contains(elsewhere.appendingPathComponent("scripts").path), text)
+        XCTAssertFalse(text.contains("Usage:"), "a missing file is not a usage error: \(text)")
+
+        let installed = prefix.appendingPathComponent("share/handpose/scripts")
+        try fm.createDirectory(at: installed, withIntermediateDirectories: true)
+        try fm.copyItem(at: ToolRunner.root.appendingPathComponent("scripts/tflite_reference.py"),
+                        to: installed.appendingPathComponent("tflite_reference.py"))
+        (code, text) = try run()
+        XCTAssertEqual(code, 0, text)
+        XCTAssertTrue(text.contains("hand_landmark_full"), text)
+    }
+}
+
 /// `bench profile` shows the fused blocks as steps and times a plan against its unfused self.
 final class BenchProfileCommandTests: XCTestCase {
     func testProfileShowsBlocksAndComparesWithTheUnfusedPlan() throws {

@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// `extract --jobs N` runs N worker processes at once, also when N is above the number of cores (the
+/// supervisor once ran its loops in `concurrentPerform`, which stops at a thread per core).
+final class ExtractJobsTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    /// The `extract-worker` children of `parent` alive now, read from /proc.
+    static func workers(of parent: Int32) -> Set<Int32> {
+        var found: Set<Int32> = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // Fields after the command name in parentheses: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[1]) == parent,
+                  let cmdline = FileManager.default.contents(atPath: "/proc/\(name)/cmdline"),
+                  String(decoding: cmdline, as: UTF8.self).contains("extract-worker") else { continue }
+            found.insert(pid)
+        }
+        return found
+    }
+
+    func testJobsAboveTheCoreCountRunThatManyWorkers() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/stat") else {
+            throw XCTSkip("no /proc here to see the worker processes in")
+        }
+        let models = try ToolRunner.models()
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        let jobs = ProcessInfo.processInfo.activeProcessorCount + 2
+        // As many clips as jobs, so that every supervisor takes one (one clip of Samples/, copied).
+        let clip = ToolRunner.root.appendingPathComponent("Samples/actions/wave_0.mp4")
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        for i in 0..<jobs { try FileManager.default.copyItem(at: clip, to: inputs.appendingPathComponent("wave_\(i).mp4")) }
+
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["extract", inputs.path, "-o", dir.appendingPathComponent("out").path, "--models", models,
+                       "--jobs", "\(jobs)", "--quiet"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["HANDPOSE_CACHE": ""]) { $1 }
+        let log = dir.appendingPathComponent("log.txt")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        var seen: Set<Int32> = [], mostAtOnce = 0
+        while p.isRunning {
+            let now = Self.workers(of: p.processIdentifier)
+            seen.formUnion(now)
+            mostAtOnce = max(mostAtOnce, now.count)
+            usleep(2_000)
+        }
+        p.waitUntilExit()
+        try handle.close()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("\(jobs) files: \(jobs) done"), text)
+        XCTAssertEqual(seen.count, jobs, "distinct worker processes over the run")
+        XCTAssertEqual(mostAtOnce, jobs, "worker processes alive at once")
+    }
+}

@@ -18,9 +18,7 @@ final class WorkerProcess {
         }
     }
 
-    let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let child: ChildProcess
     /// The worker's standard error goes to a file, which never fills up and blocks it as a pipe would.
     private let errorLog: URL
     private var buffer: [UInt8] = []
@@ -28,34 +26,33 @@ final class WorkerProcess {
     /// Starts this same executable as `handpose extract-worker ARGUMENTS` (the tool's hidden command
     /// that calls `ExtractionWorker.serve`).
     init(arguments: [String]) throws {
-        process.executableURL = Executable.url ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = [ExtractionPipeline.workerCommand] + arguments
+        guard let executable = Executable.url else {
+            throw ChildProcess.SpawnError(path: "handpose", code: ENOENT)
+        }
         // Swift's crash backtracer takes a second per crash and buries the runtime's one-line reason.
         var environment = ProcessInfo.processInfo.environment
         if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        process.environment = environment
         errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-worker-\(getpid())-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-        let log = try FileHandle(forWritingTo: errorLog)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = log
-        try process.run()
-        try? log.close()   // the child has its own copy; a run with many crashes must not run out of descriptors
+        let log = open(errorLog.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard log >= 0 else { throw ChildProcess.SpawnError(path: errorLog.path, code: errno) }
+        // The child has its own copy; a run with many crashes must not run out of descriptors.
+        defer { close(log) }
+        child = try ChildProcess(executable: executable.path, arguments: [ExtractionPipeline.workerCommand] + arguments,
+                                 environment: environment, standardError: log)
     }
 
     /// False once the worker has exited (it may die between jobs, e.g. killed for memory).
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
 
     deinit { try? FileManager.default.removeItem(at: errorLog) }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
     /// Runs `job`; `frames` gets the worker's progress. Returns the job's outcome event, or throws `Died`.
     func run(_ job: ExtractionJob, frames: (Int) -> Void) throws -> ExtractionEvent {
         var line = try JSONEncoder().encode(job)
         line.append(0x0A)
-        do { try input.fileHandleForWriting.write(contentsOf: line) } catch { throw died() }
+        guard child.write(line) else { throw died() }
         while let next = readLine() {
             guard let event = try? JSONDecoder().decode(ExtractionEvent.self, from: next) else { continue }
             if event.kind == .frames { frames(event.frames); continue }
@@ -66,15 +63,14 @@ final class WorkerProcess {
 
     /// Closes the worker's input, so it finishes, and waits for it.
     func finish() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        child.closeInput()
+        child.wait()
     }
 
     /// Stops the worker now (the supervisor was interrupted).
-    func terminate() { if process.isRunning { kill(pid, SIGTERM) } }
+    func terminate() { if child.isRunning { kill(pid, SIGTERM) } }
 
     private func readLine() -> Data? {
-        let fd = output.fileHandleForReading.fileDescriptor
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
@@ -82,7 +78,7 @@ final class WorkerProcess {
                 buffer.removeSubrange(...newline)
                 return line
             }
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(child.output, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
@@ -90,15 +86,15 @@ final class WorkerProcess {
     }
 
     private func died() -> Died {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        child.closeInput()
+        child.wait()
         let text = String(decoding: (try? Data(contentsOf: errorLog)) ?? Data(), as: UTF8.self)
         let last = text.split(separator: "\n").suffix(2).joined(separator: " / ")
         let words = last.count > 300 ? String(last.prefix(300)) + "…" : last
-        if process.terminationReason == .uncaughtSignal {
-            return Died(signal: process.terminationStatus, status: nil, lastWords: words)
+        if let signal = child.terminationSignal {
+            return Died(signal: signal, status: nil, lastWords: words)
         }
-        return Died(signal: nil, status: process.terminationStatus, lastWords: words)
+        return Died(signal: nil, status: child.exitStatus, lastWords: words)
     }
 }
 

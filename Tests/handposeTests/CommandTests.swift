@@ -93,8 +93,9 @@ final class CommandTests: XCTestCase {
     /// Enumerated options list their values in --help, path options complete as files or folders, and
     /// the top-level help names every exit code.
     func testHelpListsValuesAndPathsCompleteAsPaths() throws {
-        let (code, help) = try handpose(["export", "actions", "--help"])
-        XCTAssertEqual(code, 0, help)
+        let (code, wrapped) = try handpose(["export", "actions", "--help"])
+        XCTAssertEqual(code, 0, wrapped)
+        let help = wrapped.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for values in ["(values: pad, drop", "(values: drop, pad", "(values: full, lite", "(values: video, image",
                        "(values: right, left, any, both, track", "(values: npy, npz, csv"] {
             XCTAssertTrue(help.contains(values), values + "\n" + help)

@@ -116,9 +116,9 @@ final class ExtractRobustnessTests: XCTestCase {
         try fm.createSymbolicLink(atPath: dir.appendingPathComponent("real/sub/loop").path, withDestinationPath: dir.appendingPathComponent("real").path)
         try fm.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: dir.appendingPathComponent("real").path)
         let out = dir.appendingPathComponent("out").path
-        // A folder holding only sub-folders, without -r: nothing found, exit 1, and the hint to add -r.
+        // A folder holding only sub-folders, without -r: nothing found, exit 3 (could not run), and the hint to add -r.
         let (flat, flatText) = try handpose(["extract", dir.appendingPathComponent("link").path, "-o", out, "--models", models])
-        XCTAssertEqual(flat, 1, flatText)
+        XCTAssertEqual(flat, 3, flatText)
         XCTAssertTrue(flatText.contains("add -r"), flatText)
         // Through a symlinked input folder with -r: the clip is found once, the loop reported, not followed.
         let (code, text) = try handpose(["extract", dir.appendingPathComponent("link").path, "-r", "-o", out, "--models", models])

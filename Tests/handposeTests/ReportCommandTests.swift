@@ -100,7 +100,7 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual((report["clips"] as? [Any])?.count, 11)
         XCTAssertEqual((report["warnings"] as? [String])?.count, 1, alone)
         let (re, empty) = try ToolRunner.run(["report", "--keypoints", clips.path])
-        XCTAssertEqual(re, 1, empty)
+        XCTAssertEqual(re, 3, empty)
         XCTAssertTrue(empty.contains("no keypoint files"), empty)
     }
 }

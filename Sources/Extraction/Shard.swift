@@ -82,11 +82,7 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
 
     /// Records this shard count in `root` (a temporary name, then a rename: concurrent tasks write the same).
     public func record(in root: URL) {
-        let url = Self.recordURL(in: root)
-        let temporary = KeypointFile.temporaryURL(for: url)
-        if (try? Data("\(count)\n".utf8).write(to: temporary)) != nil, rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-        }
+        try? AtomicFile.write(Data("\(count)\n".utf8), to: Self.recordURL(in: root))
     }
 
     /// The largest shard count accepted: more shards than inputs is already pointless.

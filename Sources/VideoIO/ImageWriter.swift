@@ -1,4 +1,5 @@
 import CFFmpeg
+import FileSystem
 import Foundation
 
 /// Writes single RGB frames as image files through FFmpeg's encoders: PNG, or JPEG for `.jpg`/`.jpeg`.
@@ -81,14 +82,8 @@ public enum ImageWriter {
         if rc >= 0 { rc = avcodec_receive_packet(context, pkt) }
         guard rc >= 0 else { throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc)) }
         let data = Data(bytes: pkt!.pointee.data, count: Int(pkt!.pointee.size))
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).partial")
-        do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, path) == 0 else { throw VideoError.writeFailed(path: path, ffmpeg: String(cString: strerror(errno))) }
-        } catch {
-            unlink(temporary.path)
-            if let e = error as? VideoError { throw e }
-            throw VideoError.writeFailed(path: path, ffmpeg: (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription)
+        do { try AtomicFile.write(data, to: url) } catch let e as AtomicFile.WriteError {
+            throw VideoError.writeFailed(path: path, ffmpeg: e.reason)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import FileSystem
 import Foundation
 
 /// Encodes RGB frames into a video file: H.264 (libx264) when this FFmpeg has it, else MPEG-4 Part 2.
@@ -213,9 +214,8 @@ public final class VideoWriter {
             unlink(temporaryPath)
             throw VideoError.writeFailed(path: path, ffmpeg: ffmpegMessage(rc))
         }
-        guard rename(temporaryPath, path) == 0 else {
-            unlink(temporaryPath)
-            throw VideoError.writeFailed(path: path, ffmpeg: String(cString: strerror(errno)))
+        do { try AtomicFile.commit(URL(fileURLWithPath: temporaryPath), to: URL(fileURLWithPath: path)) } catch let e as AtomicFile.WriteError {
+            throw VideoError.writeFailed(path: path, ffmpeg: e.reason)
         }
     }
 

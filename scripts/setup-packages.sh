@@ -6,7 +6,10 @@ set -euo pipefail
 # libcpuinfo-dev: the CPU's instruction sets, read at start-up to choose the kernels (as XNNPACK does).
 # qemu-user: a test runs the binary on an emulated CPU without AVX, where the baseline kernels must run.
 # libturbojpeg0-dev: JPEG stills are decoded by libjpeg-turbo, as OpenCV and Pillow decode them.
-needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev libcpuinfo-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge qemu-user)
+# debootstrap, buildah, podman, runc: make image and make dist build a bare Debian root and an OCI image,
+# and DistributionTests runs them (podman with runc: crun fails on the hybrid cgroups of these machines).
+needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev libcpuinfo-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge qemu-user
+        debootstrap buildah podman runc)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -48,6 +48,9 @@ public struct ExportKeypoints {
     public var extracted: [String] = []
     /// SIGINT or SIGTERM stopped the extraction.
     public var interrupted = false
+    /// Why the missing keypoints could not be extracted at all (no worker process could start); nil
+    /// when extraction ran.
+    public var couldNotExtract: String?
 
     public init() {}
 
@@ -91,9 +94,15 @@ public struct ExportKeypoints {
         if let pipeline, !toExtract.isEmpty {
             extracting(toExtract.count)
             let failures = FailureLog()
-            let finished = pipeline.run(toExtract.map { InputFiles.Item(url: inputs[$0].url, relative: inputs[$0].relative) }, into: folder.root) { event in
-                if case .failed(let name, let reason) = event { failures.add(name, reason) }
-                events(event)
+            let finished: Bool
+            do {
+                finished = try pipeline.run(toExtract.map { InputFiles.Item(url: inputs[$0].url, relative: inputs[$0].relative) }, into: folder.root) { event in
+                    if case .failed(let name, let reason) = event { failures.add(name, reason) }
+                    events(event)
+                }
+            } catch {
+                out.couldNotExtract = "\(error)"
+                return out
             }
             out.interrupted = !finished
             let failed = failures.reasons

@@ -7,11 +7,16 @@ public enum ExtractionError: Error, CustomStringConvertible, Equatable {
     case output(path: String, reason: String)
     /// Inputs that would share an output: `listed` names the pairs (at most ten, then a count).
     case collisions(count: Int, listed: String)
+    /// No worker process could be started: the machine's fault (process limits, no executable), not
+    /// the inputs', so the run stops instead of marking every input failed.
+    case workers(reason: String)
 
     public var description: String {
         switch self {
         case .input(let p, let r): return "\(p): \(r)"
         case .output(let p, let r): return "\(p): \(r)"
+        case .workers(let r):
+            return "cannot start a worker process (\(r)); the run stopped, files done so far are kept and nothing is wrong with the inputs"
         case .collisions(let n, let listed):
             return """
             \(n) outputs would be written twice:

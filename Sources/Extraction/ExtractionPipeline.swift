@@ -54,6 +54,21 @@ public struct ExtractionPipeline {
         KeypointRequest(settings: KeypointFile.Settings(settings(still)), models: modelHashes, formats: formats)
     }
 
+    /// The verdict on an input's keypoints in `folder` when `run` would keep them, nil when it would
+    /// extract the input (always with `overwrite`).
+    func kept(_ item: InputFiles.Item, in folder: KeypointFolder) -> Verdict? {
+        guard !overwrite else { return nil }
+        let verdict = folder.verdict(for: item.url, relative: item.relative, asked: request(still: InputFiles.isStillImage(item.url)))
+        return verdict.state.redoneByExtract ? nil : verdict
+    }
+
+    /// The items `run` would extract into `root` (the others it keeps): what a staging script copies
+    /// to node-local disk before the run.
+    public func pending(_ items: [InputFiles.Item], in root: URL) -> [InputFiles.Item] {
+        let folder = KeypointFolder(root)
+        return items.filter { kept($0, in: folder) == nil }
+    }
+
     /// `--model-hash` arguments (NAME=SHA256) back into the identity they were made from.
     public static func parseModelHashes(_ arguments: [String]) -> [String: String] {
         Dictionary(arguments.compactMap { a in a.firstIndex(of: "=").map { (String(a[..<$0]), String(a[a.index(after: $0)...])) } },
@@ -61,8 +76,9 @@ public struct ExtractionPipeline {
     }
 
     /// Extracts every item into `root`; returns false when SIGINT or SIGTERM stopped it (the files not
-    /// reached have no event).
-    public func run(_ items: [InputFiles.Item], into root: URL, events: @escaping @Sendable (Event) -> Void) -> Bool {
+    /// reached have no event). Throws `ExtractionError.workers` when a worker process cannot be started
+    /// (the files not reached have no event either, and no failure is recorded against them).
+    public func run(_ items: [InputFiles.Item], into root: URL, events: @escaping @Sendable (Event) -> Void) throws -> Bool {
         guard !items.isEmpty else { return true }
         let jobCount = min(jobs, items.count)
         // One core per job; a single job gets every core for its engine.
@@ -85,16 +101,15 @@ public struct ExtractionPipeline {
         let next = WorkQueue(count: items.count)
         let stop = StopSignal()
         defer { stop.release() }
+        let cannotStart = FirstError()
         // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker.
         func supervise() {
             var worker: WorkerProcess?
             defer { worker?.finish() }
-            while !stop.requested, let index = next.take() {
+            while !stop.requested, cannotStart.error == nil, let index = next.take() {
                 let item = items[index]
-                let still = InputFiles.isStillImage(item.url)
-                let opts = settings(still)
-                let verdict = overwrite ? nil : folder.verdict(for: item.url, relative: item.relative, asked: request(still: still))
-                if let verdict, !verdict.state.redoneByExtract {
+                let opts = settings(InputFiles.isStillImage(item.url))
+                if let verdict = kept(item, in: folder) {
                     // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
                     FailureRecord.remove(for: item.relative, in: folder)
                     if verdict.state == .incomplete {
@@ -105,14 +120,17 @@ public struct ExtractionPipeline {
                     }
                     continue
                 }
-                do {
-                    // A worker that died between jobs is replaced before it is given the next file, so the
-                    // file is not blamed for it.
-                    if let w = worker, !w.isRunning { stop.untrack(w); w.finish(); worker = nil }
-                    if worker == nil {
-                        worker = try WorkerProcess(arguments: workerArguments)
-                        stop.track(worker!)
+                // A worker that died between jobs is replaced before it is given the next file, so the
+                // file is not blamed for it.
+                if let w = worker, !w.isRunning { stop.untrack(w); w.finish(); worker = nil }
+                if worker == nil {
+                    do { worker = try WorkerProcess(arguments: workerArguments) } catch {
+                        cannotStart.record("\(error)")
+                        break
                     }
+                    stop.track(worker!)
+                }
+                do {
                     let job = ExtractionJob(input: item.url.path, root: root.path, relative: item.relative, options: opts,
                                             formats: formats)
                     let event = try worker!.run(job) { events(.frames($0)) }
@@ -137,7 +155,7 @@ public struct ExtractionPipeline {
                     if stop.requested { break }
                     failed(item, "\(item.url.path): \(died.description); the other files go on")
                 } catch {
-                    failed(item, "\(item.url.path): cannot start a worker process (\(error))")
+                    failed(item, "\(item.url.path): \(error)")
                 }
             }
         }
@@ -154,8 +172,17 @@ public struct ExtractionPipeline {
             thread.start()
         }
         supervisors.wait()
+        if let reason = cannotStart.error { throw ExtractionError.workers(reason: reason) }
         return !stop.requested
     }
+}
+
+/// The first of the supervisors' failures to start a worker, which stops the others.
+final class FirstError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: String?
+    var error: String? { lock.lock(); defer { lock.unlock() }; return first }
+    func record(_ e: String) { lock.lock(); if first == nil { first = e }; lock.unlock() }
 }
 
 /// A shared position in the list of work.

@@ -19,8 +19,10 @@ final class WorkerProcess {
     }
 
     private let child: ChildProcess
-    /// The worker's standard error goes to a file, which never fills up and blocks it as a pipe would.
-    private let errorLog: URL
+    /// The worker's standard error goes to an anonymous in-memory file (memfd), which never fills up and
+    /// blocks it as a pipe would, and needs no writable folder (a container's root may be read-only, its
+    /// /tmp absent). Emptied before each job, so it holds what the current job wrote.
+    private let errorLog: Int32
     private var buffer: [UInt8] = []
 
     /// Starts this same executable as `handpose extract-worker ARGUMENTS` (the tool's hidden command
@@ -32,24 +34,30 @@ final class WorkerProcess {
         // Swift's crash backtracer takes a second per crash and buries the runtime's one-line reason.
         var environment = ProcessInfo.processInfo.environment
         if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-worker-\(getpid())-\(UUID().uuidString).log")
-        let log = open(errorLog.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard log >= 0 else { throw ChildProcess.SpawnError(path: errorLog.path, code: errno) }
-        // The child has its own copy; a run with many crashes must not run out of descriptors.
-        defer { close(log) }
-        child = try ChildProcess(executable: executable.path, arguments: [ExtractionPipeline.workerCommand] + arguments,
-                                 environment: environment, standardError: log)
+        errorLog = memfd_create("handpose-worker-stderr", memfdCloseOnExec)
+        guard errorLog >= 0 else { throw ChildProcess.SpawnError(path: "memfd_create", code: errno) }
+        do {
+            child = try ChildProcess(executable: executable.path, arguments: [ExtractionPipeline.workerCommand] + arguments,
+                                     environment: environment, standardError: errorLog)
+        } catch {
+            close(errorLog)
+            throw error
+        }
     }
 
     /// False once the worker has exited (it may die between jobs, e.g. killed for memory).
     var isRunning: Bool { child.isRunning }
 
-    deinit { try? FileManager.default.removeItem(at: errorLog) }
+    deinit { close(errorLog) }
 
     var pid: Int32 { child.pid }
 
     /// Runs `job`; `frames` gets the worker's progress. Returns the job's outcome event, or throws `Died`.
     func run(_ job: ExtractionJob, frames: (Int) -> Void) throws -> ExtractionEvent {
+        // The worker waits for this job, so nothing writes to the log meanwhile; the child's descriptor
+        // shares this one's offset, which goes back to 0 with it.
+        _ = ftruncate(errorLog, 0)
+        _ = lseek(errorLog, 0, SEEK_SET)
         var line = try JSONEncoder().encode(job)
         line.append(0x0A)
         guard child.write(line) else { throw died() }
@@ -88,7 +96,12 @@ final class WorkerProcess {
     private func died() -> Died {
         child.closeInput()
         child.wait()
-        let text = String(decoding: (try? Data(contentsOf: errorLog)) ?? Data(), as: UTF8.self)
+        // The last 64 KiB at most: the reason is in the last lines.
+        let end = lseek(errorLog, 0, SEEK_END)
+        let start = max(0, end - 65536)
+        var bytes = [UInt8](repeating: 0, count: Int(end - start))
+        let n = bytes.withUnsafeMutableBytes { pread(errorLog, $0.baseAddress, $0.count, start) }
+        let text = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
         let last = text.split(separator: "\n").suffix(2).joined(separator: " / ")
         let words = last.count > 300 ? String(last.prefix(300)) + "…" : last
         if let signal = child.terminationSignal {
@@ -97,6 +110,11 @@ final class WorkerProcess {
         return Died(signal: nil, status: child.exitStatus, lastWords: words)
     }
 }
+
+/// glibc's memfd_create (<sys/mman.h> with _GNU_SOURCE, which Swift's Glibc module does not export).
+@_silgen_name("memfd_create") private func memfd_create(_ name: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
+/// MFD_CLOEXEC: the supervisor's descriptor is not inherited by other children.
+private let memfdCloseOnExec: UInt32 = 1
 
 /// SIGSEGV, SIGABRT, ...: the name a user can search for.
 func signalName(_ signal: Int32) -> String {

@@ -140,6 +140,7 @@ struct ExportRun {
                                               FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
                                           })
         if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
+        if let reason = gathered.couldNotExtract { throw RuntimeFailure(reason) }
         let problems = gathered.refused
         guard problems.isEmpty else {
             for p in problems {

@@ -45,6 +45,14 @@ struct Extract: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
 
+    @Flag(help: ArgumentHelp("Exit 0, not 1, when the run finished but some inputs failed.",
+                             discussion: "The failures are still named in the summary, by status and in OUT/<path>.failed.json. For schedulers (Slurm, Kubernetes), which would otherwise retry the task and meet the same bad files again; interrupted (130) and could-not-run (3) keep their codes."))
+    var failedInputsOk = false
+
+    @Flag(help: ArgumentHelp("Print the path (relative to its input folder) of each input this run would extract, after --shard and without the inputs already done, each ended by a NUL byte as find -print0 does; then stop.",
+                             discussion: "For copying a shard's inputs to node-local disk before the run (deploy/slurm/extract.sbatch with HANDPOSE_STAGE=1)."))
+    var listInputs = false
+
     var formats: [OutputFormat] { (try? OutputFormat.parse(format)) ?? [.json] }
 
     func validate() throws {
@@ -75,11 +83,16 @@ struct Extract: ParsableCommand {
         }
         var pipeline = try extraction.pipeline(overwrite: overwrite)
         pipeline.formats = formats
+        if listInputs {
+            let paths = pipeline.pending(items, in: URL(fileURLWithPath: output)).map { $0.relative + "\0" }
+            FileHandle.standardOutput.write(Data(paths.joined().utf8))
+            return
+        }
         let report = Report(total: items.count, quiet: quiet)
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
         if shard != nil && items.isEmpty && !found.items.isEmpty {
             report.finish(seconds: 0, output: output)
-            if report.failures > 0 { throw ExitCode(ToolExit.someInputsFailed) }
+            if report.failures > 0 && !failedInputsOk { throw ExitCode(ToolExit.someInputsFailed) }
             return
         }
         guard !items.isEmpty else {
@@ -97,9 +110,13 @@ struct Extract: ParsableCommand {
             FileHandle.standardError.write(Data("note: \(found.subfoldersNotSearched) sub-folders not searched; add -r to include them\n".utf8))
         }
         let start = Date()
-        let finished = pipeline.run(items, into: URL(fileURLWithPath: output)) { report.record($0) }
+        let finished: Bool
+        do { finished = try pipeline.run(items, into: URL(fileURLWithPath: output)) { report.record($0) } } catch {
+            report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: true)
+            throw RuntimeFailure("\(error)")
+        }
         report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: !finished)
         if !finished { throw ExitCode(ToolExit.interrupted) }
-        if report.failures > 0 { throw ExitCode(ToolExit.someInputsFailed) }
+        if report.failures > 0 && !failedInputsOk { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

@@ -1,11 +1,20 @@
 import Foundation
 import XCTest
 
-/// The deployment recipes are well formed: the Kubernetes Job against Kubernetes' schema
-/// (kubernetes-validate in .venv, schemas bundled), the Slurm script through `bash -n`.
+/// The deployment recipes and documents are well formed and agree with what they describe: the
+/// Kubernetes Job against Kubernetes' schema (kubernetes-validate in .venv, schemas bundled), the Slurm
+/// script through `bash -n` and its Apptainer branch, deploy/README's plan recomputed from README's
+/// measured figures, and every file in deploy/ named by a test. (SlurmTests runs the Slurm script on a
+/// real cluster; DistributionTests runs the Job's container and builds the image and tarball.)
 final class DeployTests: XCTestCase {
+    static let root = ToolRunner.root
+
+    func text(_ path: String) throws -> String {
+        try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+    }
+
     func testKubernetesJobMatchesTheSchema() throws {
-        let validator = ToolRunner.root.appendingPathComponent(".venv/bin/kubernetes-validate").path
+        let validator = Self.root.appendingPathComponent(".venv/bin/kubernetes-validate").path
         guard FileManager.default.isExecutableFile(atPath: validator) else {
             print("SKIP: \(validator) is absent; run `make setup`")
             throw XCTSkip("kubernetes-validate absent")
@@ -13,12 +22,79 @@ final class DeployTests: XCTestCase {
         let (code, text) = try ToolRunner.process(validator, ["-k", "1.30.0", "--strict", "deploy/kubernetes/extract-job.yaml"])
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("passed"), text)
-        let manifest = try String(contentsOf: ToolRunner.root.appendingPathComponent("deploy/kubernetes/extract-job.yaml"), encoding: .utf8)
+        let manifest = try self.text("deploy/kubernetes/extract-job.yaml")
         XCTAssertTrue(manifest.contains("completions: 8") && manifest.contains("--shard\", \"auto/8\""), "shard count and completions agree")
+        for needed in ["type: DisruptionTarget", "activeDeadlineSeconds:", "ttlSecondsAfterFinished:", "runAsNonRoot: true",
+                       "name: HANDPOSE_CACHE", "emptyDir:", "\"--failed-inputs-ok\""] {
+            XCTAssertTrue(manifest.contains(needed), "the Job has \(needed)")
+        }
     }
 
-    func testSlurmScriptParses() throws {
+    func testSlurmScriptParsesAndItsApptainerBranchSaysWhatIsMissing() throws {
         let (code, text) = try ToolRunner.process("/bin/bash", ["-n", "deploy/slurm/extract.sbatch"])
         XCTAssertEqual(code, 0, text)
+        // HANDPOSE_IMAGE without apptainer on PATH: a clear message and "could not run", not a run of
+        // whatever handpose is on PATH.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sbatch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (missing, missingText) = try ToolRunner.process("/bin/bash", ["deploy/slurm/extract.sbatch", "Samples", dir.path],
+                                                            environment: ["HANDPOSE_IMAGE": "/nonexistent/handpose.sif", "PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(missing, 3, missingText)
+        XCTAssertTrue(missingText.contains("apptainer is not on PATH"), missingText)
+        // Every #SBATCH setting a site would change is explained in deploy/slurm/README.md.
+        let script = try self.text("deploy/slurm/extract.sbatch"), readme = try self.text("deploy/slurm/README.md")
+        for line in script.split(separator: "\n") where line.hasPrefix("#SBATCH --") {
+            let setting = line.dropFirst("#SBATCH ".count)
+            guard !["--job-name", "--output", "--cpus-per-task", "--mem-per-cpu"].contains(where: { setting.hasPrefix($0) }) else { continue }
+            let flag = setting.split(separator: "=").first.map(String.init) ?? String(setting)
+            XCTAssertTrue(readme.contains(flag), "deploy/slurm/README.md explains \(setting)")
+        }
+    }
+
+    /// deploy/README's plan follows from the extraction rates README reports from `make bench`: per
+    /// core, core-hours for 1,000 hours of 30 fps video, and wall time on 10, 100 and 1,000 cores.
+    func testPlanFollowsREADMEsMeasuredRates() throws {
+        let readme = try text("README.md"), plan = try text("deploy/README.md")
+        func rate(_ pattern: String, in text: String) throws -> Double {
+            let regex = try NSRegularExpression(pattern: pattern)
+            guard let m = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                  let r = Range(m.range(at: 1), in: text), let value = Double(text[r]) else {
+                XCTFail("README has no match for \(pattern)"); return .nan
+            }
+            return value
+        }
+        // The AVX-512 machine's table row and the AVX2 machine's sentence, each for two jobs on two cores.
+        let rates = [try rate(#"\| handpose, 2 jobs \| ([0-9.]+) \|"#, in: readme),
+                     try rate(#"handpose 2 jobs ([0-9.]+) frames/s"#, in: readme)]
+        let frames = 1_000.0 * 3_600 * 30
+        for total in rates {
+            let perCore = total / 2
+            XCTAssertTrue(plan.contains(String(format: "%.1f frames/s with 2 jobs", total)) || plan.contains(String(format: "%.1f frames/s on the", total)),
+                          "deploy/README quotes README's \(total) frames/s")
+            XCTAssertTrue(plan.contains(String(format: "%.1f frames/s per core", (perCore * 10).rounded(.toNearestOrAwayFromZero) / 10)), "per core \(perCore)")
+            let coreHours = frames / perCore / 3_600
+            XCTAssertTrue(plan.contains(String(format: "%.0f core-hours", coreHours)), "\(coreHours) core-hours")
+            XCTAssertTrue(plan.contains(String(format: "%.1f h", coreHours / 10)), "on 10 cores: \(coreHours / 10) h")
+            XCTAssertTrue(plan.contains(String(format: "%.1f h", coreHours / 100)), "on 100 cores: \(coreHours / 100) h")
+            XCTAssertTrue(plan.contains(String(format: "%.0f min", coreHours / 1_000 * 60)), "on 1,000 cores: \(coreHours * 0.06) min")
+        }
+        // What the code does, not what it once did: shards hash each relative path.
+        XCTAssertFalse(plan.contains("balanced by bytes"), "shards are not balanced by bytes")
+        XCTAssertTrue(plan.contains("hash of its relative path"))
+    }
+
+    /// No file in deploy/ that no test runs or checks: each is named in a test's source.
+    func testEveryDeployFileIsCheckedByATest() throws {
+        let deploy = Self.root.appendingPathComponent("deploy")
+        let tests = Self.root.appendingPathComponent("Tests")
+        var sources = ""
+        for case let url as URL in FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)! where url.pathExtension == "swift" {
+            sources += try String(contentsOf: url, encoding: .utf8)
+        }
+        for case let url as URL in FileManager.default.enumerator(at: deploy, includingPropertiesForKeys: nil)! {
+            guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+            let relative = "deploy/" + url.standardizedFileURL.path.dropFirst(deploy.standardizedFileURL.path.count + 1)
+            XCTAssertTrue(sources.contains("\"\(relative)\""), "\(relative) is run or checked by no test")
+        }
     }
 }

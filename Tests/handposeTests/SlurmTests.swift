@@ -4,33 +4,8 @@ import XCTest
 /// The Slurm recipe on a real one-node cluster (scripts/slurm-cluster.sh): a 4-task array over
 /// Samples/ and the shared clips writes what one local run writes, byte for byte, and `status` says
 /// complete; a task whose outputs are lost (a killed task leaves a temporary file behind) is named by
-/// `status`, resubmitted alone, and everything matches again. Skips, saying why, where Slurm cannot run.
+/// `status`, resubmitted alone with its inputs staged to node-local disk, and everything matches again. Skips, saying why, where Slurm cannot run.
 final class SlurmTests: XCTestCase {
-    /// Runs a command with its output in a file, reaped with waitpid: the cluster script leaves daemons
-    /// behind (they must not hold a pipe the test waits on), and Foundation's Process was seen to miss
-    /// the script's exit once daemons had been started from it.
-    func shell(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("slurm-shell-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
-    }
-
     func testArrayJobMatchesOneRunAndAResubmittedTaskResumes() throws {
         let models = try ToolRunner.models()
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
@@ -40,13 +15,13 @@ final class SlurmTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = ToolRunner.root.appendingPathComponent("scripts/slurm-cluster.sh").path
-        let (up, upText) = try shell([script, "up", state.path])
+        let (up, upText) = try ToolRunner.spawn([script, "up", state.path])
         if up == 2 {
-            _ = try? shell([script, "down", state.path])
+            _ = try? ToolRunner.spawn([script, "down", state.path])
             print("SKIP: Slurm cannot run here: \(upText)")
             throw XCTSkip("Slurm cannot run here")
         }
-        defer { _ = try? shell([script, "down", state.path]) }
+        defer { _ = try? ToolRunner.spawn([script, "down", state.path]) }
         XCTAssertEqual(up, 0, upText)
         guard up == 0 else { return }
         print(upText.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -70,13 +45,15 @@ final class SlurmTests: XCTestCase {
         let recipe = ToolRunner.root.appendingPathComponent("deploy/slurm/extract.sbatch").path
         let logs = dir.appendingPathComponent("logs/%x-%A_%a.out").path
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("logs"), withIntermediateDirectories: true)
-        func submit(_ array: String) throws {
-            let (code, text) = try shell(["sbatch", "--wait", "--array=\(array)", "--cpus-per-task=1", "--output=\(logs)", recipe, input.path, cluster],
-                                         environment: jobEnv)
+        @discardableResult
+        func submit(_ array: String, environment: [String: String] = [:]) throws -> String {
+            let (code, text) = try ToolRunner.spawn(["sbatch", "--wait", "--array=\(array)", "--cpus-per-task=1", "--output=\(logs)", recipe, input.path, cluster],
+                                         environment: jobEnv.merging(environment) { $1 })
             let taskLogs = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("logs").path)) ?? []
             let logText = try taskLogs.sorted().map { try String(contentsOf: dir.appendingPathComponent("logs/\($0)"), encoding: .utf8) }.joined()
             XCTAssertEqual(code, 0, text + logText)
             print("sbatch --array=\(array): " + text.trimmingCharacters(in: .whitespacesAndNewlines))
+            return logText
         }
         func status() throws -> (Int32, String) {
             try ToolRunner.run(["status", cluster, "--inputs", input.path, "-r"], environment: env)
@@ -107,7 +84,13 @@ final class SlurmTests: XCTestCase {
         XCTAssertTrue(text.contains("shard 2/4") && text.contains("2 missing  <- resubmit"), text)
         XCTAssertFalse(text.contains("shard 1/4: ") && text.components(separatedBy: "<- resubmit").count > 2, text)
         print(text)
-        try submit("2")
+        // Resubmitted with its inputs staged to node-local disk: only the two not done are copied (times
+        // kept, paths under the input folder, through its symbolic links), and the staging folder goes.
+        let stage = dir.appendingPathComponent("node-local")
+        try FileManager.default.createDirectory(at: stage, withIntermediateDirectories: true)
+        let log = try submit("2", environment: ["HANDPOSE_STAGE": "1", "HANDPOSE_STAGE_DIR": stage.path])
+        XCTAssertTrue(log.contains("staged 2 inputs"), log)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: stage.path), [], "the staging folder is removed")
         (code, text) = try status()
         XCTAssertEqual(code, 0, text)
         got = try ToolRunner.files(in: URL(fileURLWithPath: cluster))

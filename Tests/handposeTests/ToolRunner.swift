@@ -56,4 +56,29 @@ enum ToolRunner {
         }
         return out
     }
+
+    /// Exit code and output of a command run with its output in a file, reaped with waitpid: for commands
+    /// that leave processes behind (Slurm's daemons, a detached container's monitor), which must not hold
+    /// a pipe the test reads to its end; Foundation's Process was also seen to miss such a command's exit.
+    static func spawn(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("slurm-shell-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+        let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Makes DEST a minimal Debian 12 root file system holding handpose's run-time packages
+# (scripts/runtime-packages.txt) and EXTRA packages, nothing else: what `make image` turns into an image
+# and what the dist tarball's test unpacks into. Needs root and debootstrap (make setup installs it);
+# packages come from the Debian mirror apt already uses (HANDPOSE_DEBIAN_MIRROR overrides it), with
+# bookworm-updates and bookworm-security applied. Documentation but copyright files, manual pages and
+# message translations are left out, as debian:bookworm-slim leaves them out.
+# The root is built once per package list and kept as a tarball in .build-image/; each call unpacks a
+# fresh copy.
+#   scripts/runtime-root.sh DEST [EXTRA...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: $0 DEST [EXTRA-PACKAGE...]" >&2; exit 64; }
+dest=$1; shift
+[ "$(id -u)" -eq 0 ] || { echo "runtime-root: needs root (debootstrap and chroot); run it as root or with sudo" >&2; exit 3; }
+command -v debootstrap >/dev/null || { echo "runtime-root: debootstrap not found; make setup installs it" >&2; exit 3; }
+[ ! -e "$dest" ] || { echo "runtime-root: $dest exists; give a new folder" >&2; exit 3; }
+
+packages=($(grep -v '^#' scripts/runtime-packages.txt) "$@")
+suite=bookworm
+mirror=${HANDPOSE_DEBIAN_MIRROR:-}
+if [ -z "$mirror" ]; then
+  # The first Debian archive (not the security archive) apt is set to use on this machine.
+  mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}')
+  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+fi
+security=${HANDPOSE_DEBIAN_SECURITY:-$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ && $2 ~ /security/ {print $2; exit}')}
+security=${security:-http://deb.debian.org/debian-security}
+
+key=$(printf '%s\n' "$suite" "$mirror" "${packages[@]}" | sha256sum | cut -c1-16)
+cache=.build-image/runtime-root-$key.tar
+mkdir -p .build-image
+if [ ! -f "$cache" ]; then
+  work=$(mktemp -d .build-image/root.XXXXXX)
+  trap 'umount "$work/root/proc" 2>/dev/null || true; rm -rf "$work"' EXIT
+  echo "runtime-root: debootstrap $suite (minbase) from $mirror with ${packages[*]}" >&2
+  debootstrap --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" "$suite" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+    { tail -20 "$work/debootstrap.log" >&2; echo "runtime-root: debootstrap failed (log above)" >&2; exit 3; }
+  r=$work/root
+  # What debian:bookworm-slim leaves out, also for packages the upgrade below installs.
+  cat >"$r/etc/dpkg/dpkg.cfg.d/handpose-slim" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+EOF
+  cat >"$r/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: $suite $suite-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: $security
+Suites: $suite-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  rm -f "$r/etc/apt/sources.list"
+  cp /etc/resolv.conf "$r/etc/resolv.conf"
+  mount -t proc proc "$r/proc"
+  echo "runtime-root: applying $suite-updates and $suite-security" >&2
+  chroot "$r" /usr/bin/apt-get update -qq >"$work/apt.log" 2>&1 &&
+    DEBIAN_FRONTEND=noninteractive chroot "$r" /usr/bin/apt-get -y -qq --no-install-recommends upgrade >>"$work/apt.log" 2>&1 ||
+    { tail -20 "$work/apt.log" >&2; echo "runtime-root: apt-get upgrade in the new root failed (log above)" >&2; exit 3; }
+  chroot "$r" /usr/bin/apt-get clean
+  umount "$r/proc"
+  : >"$r/etc/resolv.conf"
+  rm -rf "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/*.bin "$r"/var/log/apt/* "$r"/var/log/dpkg.log "$r"/var/cache/debconf/*-old
+  find "$r/usr/share/doc" -mindepth 1 ! -name copyright ! -type d -delete
+  find "$r/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "$r"/usr/share/man/* "$r"/usr/share/info/* "$r"/usr/share/locale/* "$r"/usr/share/lintian/*
+  tar -C "$r" --numeric-owner -cf "$cache.partial" .
+  mv "$cache.partial" "$cache"
+  rm -rf "$work"; trap - EXIT
+fi
+mkdir -p "$dest"
+tar -C "$dest" --numeric-owner -xpf "$cache"
+echo "$dest"

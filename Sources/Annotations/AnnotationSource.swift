@@ -8,15 +8,56 @@ import VideoIO
 public enum AnnotationSource {
     /// An annotation file. Video paths are relative to `root` (default: the file's folder). The file
     /// is read as a stream; `maxDiagnosticsPerKind` (0: all) caps the findings kept of each kind.
+    /// The format is found from the file's content (`AnnotationFormat.detect`): ELAN and Label Studio
+    /// files are read with `options` (tiers, label map, media root, frame rate); their clips must lie
+    /// under `root` too, which names their keypoints.
     public static func load(annotationFile url: URL, root: URL? = nil, columns: AnnotationColumns = AnnotationColumns(),
-                            maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {
+                            options: AnnotationOptions = AnnotationOptions(), maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {
         let base = (root ?? url.deletingLastPathComponent()).standardizedFileURL
+        let format = AnnotationFormat.detect(url)
+        if format == .elan || format == .labelStudio {
+            let media = MediaLocator(root: base, mediaRoot: options.mediaRoot)
+            var set = AnnotationSet(maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+            if format == .elan {
+                var reader = ElanReader(file: url.path, options: options, media: media, log: set.log)
+                set.segments = reader.read()
+                set.log = reader.log
+            } else {
+                var reader = LabelStudioReader(file: url.path, options: options, media: media, log: set.log)
+                set.segments = reader.read()
+                set.log = reader.log
+            }
+            return set
+        }
         var builder = SegmentBuilder(file: url.path, base: base, columns: columns, log: DiagnosticLog(limit: maxDiagnosticsPerKind))
         AnnotationFileReader.read(url, into: &builder)
         builder.finish()
         var set = AnnotationSet()
         set.segments = builder.segments
         set.log = builder.log
+        return set
+    }
+
+    /// The ELAN files in `folder` and its sub-folders, sorted by path: an ELAN corpus holds one per
+    /// clip. Empty when there are none (then the folder is read as labelled folders).
+    public static func elanFiles(in folder: URL) -> [URL] {
+        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
+        var out: [URL] = []
+        for case let url as URL in walk where url.pathExtension.lowercased() == "eaf" { out.append(url.standardizedFileURL) }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// Every ELAN file of a corpus folder as one set; clip paths are relative to `root` (default: the folder).
+    public static func load(elanFolder folder: URL, root: URL? = nil, options: AnnotationOptions = AnnotationOptions(),
+                            maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {
+        var set = AnnotationSet(maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+        // One locator for the corpus: the media root is listed once, not once per file.
+        let media = MediaLocator(root: (root ?? folder).standardizedFileURL, mediaRoot: options.mediaRoot)
+        for file in elanFiles(in: folder) {
+            var reader = ElanReader(file: file.path, options: options, media: media, log: set.log)
+            set.segments += reader.read()
+            set.log = reader.log
+        }
         return set
     }
 

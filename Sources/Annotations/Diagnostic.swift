@@ -91,6 +91,13 @@ extension Diagnostic.Kind {
     static let fieldCount = Self("field count")
     static let missingColumn = Self("missing column")
     static let unknownColumn = Self("unknown column")
+    // ELAN and Label Studio files.
+    static let elanStructure = Self("ELAN structure")
+    static let tierChoice = Self("tier choice")
+    static let unaligned = Self("unaligned annotation")
+    static let mediaAmbiguous = Self("clip named twice under the media root")
+    static let frameRateUnknown = Self("frame rate unknown")
+    static let predictionsOnly = Self("predictions read")
     // One row's values.
     static let partialTimes = Self("start/end on some rows only")
     static let emptyVideo = Self("empty video")

@@ -18,6 +18,21 @@ public struct Segment: Equatable, Sendable, Codable {
     /// Where it was declared: annotation file and 1-based line (nil for labelled folders).
     public var source: String
     public var line: Int?
+    /// Where in the source, besides the line, for files whose lines do not say it all ("tier 'RH',
+    /// annotation a12"; "task 3 (id 42), annotation 7, result r1"): a part shared by many segments (one
+    /// string for a whole tier, "tier 'RH', annotation") and a short part of the segment's own ("a12",
+    /// held inline), joined by a space, so a million segments from one ELAN file do not hold a million
+    /// messages. Not encoded.
+    public var contextGroup: String?
+    public var contextItem: String?
+    public var context: String? {
+        switch (contextGroup, contextItem) {
+        case let (g?, i?): return "\(g) \(i)"
+        case let (g?, nil): return g
+        case let (nil, i?): return i
+        default: return nil
+        }
+    }
 
     public init(video: URL, videoPath: String, label: String, start: Double?, end: Double?, source: String, line: Int?) {
         self.init(videoFile: video.path, videoPath: videoPath, label: label, start: start, end: end, source: source, line: line)

@@ -137,18 +137,20 @@ public struct Validator {
     /// The per-segment checks against its clip's duration and the window.
     func segmentChecks(_ s: Segment, _ f: ClipFacts, log: inout DiagnosticLog) {
         let oneFrame = f.frameRate > 0 ? 1 / f.frameRate : 0.05
+        // ELAN and Label Studio segments say where they come from besides the line (tier, annotation id).
+        let at = s.context.map { "\($0): " } ?? ""
         if let end = s.end, f.duration > 0, end > f.duration + oneFrame {
             log.add(.error, .endBeyondClip, file: s.source, line: s.line,
-                    "end \(format(end)) is beyond the clip's duration \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+                    "\(at)end \(format(end)) is beyond the clip's duration \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
         }
         if let start = s.start, f.duration > 0, start >= f.duration {
             log.add(.error, .startBeyondClip, file: s.source, line: s.line,
-                    "start \(format(start)) is at or beyond the clip's end \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
+                    "\(at)start \(format(start)) is at or beyond the clip's end \(format(f.duration)) (\(Diagnostic.quote(s.videoPath)))")
         }
         if let window {
             let length = (s.end ?? f.duration) - (s.start ?? 0)
             if length * fps < Double(window) {
-                log.add(.warning, .shortSegment, file: s.source, line: s.line,
+                log.add(.warning, .shortSegment, file: s.source, line: s.line, at +
                         String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
                         hint: "it will be padded with zeros (or dropped with --short drop)")
             }

@@ -218,11 +218,14 @@ struct ExportActions: ParsableCommand {
         commandName: "actions",
         abstract: "Action windows from an annotation file (or labelled folders of clips): X[N, T, 3, 21] by default.")
 
-    @Argument(help: "Annotation file (.csv/.json) or folder of labelled folders.", completion: .file(extensions: ["csv", "json"]))
+    @Argument(help: "Annotation file (Create ML CSV or JSON, ELAN .eaf, Label Studio JSON export), a folder of ELAN files, or a folder of labelled folders.",
+              completion: .file(extensions: ["csv", "json", "eaf"]))
     var annotations: String
 
     @Option(help: "Folder the annotation's video paths are relative to.", completion: .directory)
     var root: String?
+
+    @OptionGroup(title: "ELAN and Label Studio") var formatFlags: AnnotationFlags
 
     @Option(help: "Frames per second to resample to (real timestamps).")
     var fps: Double = 30
@@ -253,8 +256,10 @@ struct ExportActions: ParsableCommand {
         let url = URL(fileURLWithPath: annotations)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(annotations): no such file or folder") }
-        var set = isDir.boolValue ? AnnotationSource.load(labelledFolder: url, poses: false)
-                                  : AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) })
+        let rootURL = root.map { URL(fileURLWithPath: $0) }
+        var set = !isDir.boolValue ? AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
+            : AnnotationSource.elanFiles(in: url).isEmpty ? AnnotationSource.load(labelledFolder: url, poses: false)
+            : AnnotationSource.load(elanFolder: url, root: rootURL, options: formatFlags.options)
         Validator().check(&set)
         guard set.errors.isEmpty else {
             for d in set.errors { print(d) }

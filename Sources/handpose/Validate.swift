@@ -5,7 +5,7 @@ import Foundation
 /// `handpose validate`: check annotations against the clips on disk before a long run.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check Create ML annotations (CSV/JSON file, or labelled folders) against the clips and images on disk.",
+        abstract: "Check annotations (Create ML CSV/JSON, ELAN, Label Studio, or labelled folders) against the clips and images on disk.",
         discussion: """
         Reports every problem in one run as FILE:LINE[:FIELD]: error|warning: message, with a hint, then a summary. \
         Every clip named is opened and every image decoded; --deep decodes every frame of every clip. \
@@ -14,8 +14,10 @@ struct Validate: ParsableCommand {
         """
     )
 
-    @Argument(help: "An annotation file (.csv, .txt, .json) or a folder of labelled folders / labelled files.", completion: .file())
+    @Argument(help: "An annotation file (Create ML CSV or JSON, ELAN .eaf, Label Studio JSON export; told apart by content) or a folder of labelled folders / labelled files.", completion: .file())
     var annotations: String
+
+    @OptionGroup(title: "ELAN and Label Studio") var formatFlags: AnnotationFlags
 
     @Option(help: "Folder the video paths are relative to (Create ML's directoryWithVideosAndAnnotation). Default: the annotation file's folder.", completion: .directory)
     var root: String?
@@ -59,13 +61,16 @@ struct Validate: ParsableCommand {
             throw RuntimeFailure("\(annotations): no such file or folder")
         }
         var set: AnnotationSet
-        if isDir.boolValue {
+        if isDir.boolValue && !poses && !AnnotationSource.elanFiles(in: url).isEmpty {
+            set = AnnotationSource.load(elanFolder: url, root: root.map { URL(fileURLWithPath: $0) }, options: formatFlags.options,
+                                        maxDiagnosticsPerKind: maxDiagnostics)
+        } else if isDir.boolValue {
             set = AnnotationSource.load(labelledFolder: url, poses: poses, maxDiagnosticsPerKind: maxDiagnostics)
         } else {
             var columns = AnnotationColumns()
             columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn
             set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns,
-                                        maxDiagnosticsPerKind: maxDiagnostics)
+                                        options: formatFlags.options, maxDiagnosticsPerKind: maxDiagnostics)
         }
         var validator = Validator(window: window, fps: fps)
         validator.openImages = true

@@ -1,0 +1,87 @@
+import Foundation
+
+/// The annotation file formats handpose reads and writes.
+public enum AnnotationFormat: String, CaseIterable, Sendable {
+    /// Create ML's CSV: `video,label,start,end`.
+    case createMLCSV = "csv"
+    /// Create ML's JSON: an array of `{"video", "label", "start", "end"}` objects.
+    case createMLJSON = "json"
+    /// ELAN's `.eaf` (EAF 2.7 to 3.0): tiers of time-aligned annotations, times in milliseconds.
+    case elan = "eaf"
+    /// Label Studio's JSON export of a video project with `TimelineLabels`: tasks, ranges in frames.
+    case labelStudio = "label-studio"
+
+    /// The format of the file at `url`, from its first bytes (not its name): XML whose root is
+    /// `ANNOTATION_DOCUMENT` is ELAN; JSON holding tasks (`"annotations"`, `"predictions"` or `"data"`
+    /// objects) is Label Studio; other JSON is Create ML's; anything else is read as CSV.
+    public static func detect(_ url: URL) -> AnnotationFormat {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return url.pathExtension.lowercased() == "json" ? .createMLJSON : .createMLCSV }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 8192)) ?? Data()
+        return detect(head: head, name: url.lastPathComponent)
+    }
+
+    static func detect(head: Data, name: String) -> AnnotationFormat {
+        let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...], as: UTF8.self)
+        let start = text.drop { $0.isWhitespace || $0.isNewline }
+        if start.hasPrefix("<") {
+            return text.contains("<ANNOTATION_DOCUMENT") ? .elan : .createMLCSV
+        }
+        if start.hasPrefix("[") || start.hasPrefix("{") {
+            for key in ["\"annotations\"", "\"predictions\"", "\"data\""] where text.contains(key) { return .labelStudio }
+            return .createMLJSON
+        }
+        return name.lowercased().hasSuffix(".json") ? .createMLJSON : .createMLCSV
+    }
+}
+
+/// What an ELAN or Label Studio file needs besides itself: which tiers hold the labels, how labels
+/// map to classes, where the clips are, and Label Studio's frame rate. Create ML files ignore it.
+public struct AnnotationOptions: Sendable {
+    /// ELAN tiers to read, by name or glob (`*`, `?`, `[...]`); empty: the only tier with annotations.
+    public var tiers: [String] = []
+    /// Label to class; a label mapped to "" is dropped. Labels not named keep their text.
+    public var labelMap: [String: String] = [:]
+    /// Where a clip is looked for by its name when the file's own paths do not lead to it (default:
+    /// the annotation root).
+    public var mediaRoot: URL?
+    /// Label Studio: the project's labeling configuration (its `<Video frameRate=...>`).
+    public var labelConfig: URL?
+    /// Label Studio: the frame rate the project declared, given directly.
+    public var frameRate: Double?
+    public init() {}
+
+    /// `old=new` pairs and `FILE`s of such lines (`#` comments; `old=` drops `old`) as one map.
+    public static func labelMap(_ items: [String]) throws -> [String: String] {
+        var map: [String: String] = [:]
+        func add(_ pair: Substring, where place: String) throws {
+            guard let eq = pair.firstIndex(of: "=") else {
+                throw AnnotationOptionError("\(place): '\(pair)' is not old=new (old= drops the label)")
+            }
+            let old = pair[..<eq].trimmingCharacters(in: .whitespaces), new = pair[pair.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            guard !old.isEmpty else { throw AnnotationOptionError("\(place): '\(pair)' names no label before '='") }
+            map[old] = new
+        }
+        for item in items {
+            if !item.contains("=") || FileManager.default.fileExists(atPath: item) {
+                guard let text = try? String(contentsOfFile: item, encoding: .utf8) else {
+                    throw AnnotationOptionError("--label-map \(item): no such file, and not an old=new pair")
+                }
+                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let t = line.trimmingCharacters(in: .whitespaces)
+                    if t.isEmpty || t.hasPrefix("#") { continue }
+                    try add(Substring(t), where: "\(item):\(n + 1)")
+                }
+            } else {
+                try add(Substring(item), where: "--label-map")
+            }
+        }
+        return map
+    }
+}
+
+/// A bad `--label-map`, `--label-config` or the like: a usage error, said in one sentence.
+public struct AnnotationOptionError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+}

@@ -1,0 +1,387 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML   // XMLParser on Linux (libxml2)
+#endif
+
+/// Reads ELAN's `.eaf` files (EAF 2.7 to 3.0, and the older files ELAN still opens) into segments:
+/// one per annotation of the chosen tiers, labelled by its value, timed in the clip's own time.
+/// The file is parsed as a stream (SAX); what is kept is one small record per time slot and per
+/// annotation. Times follow ELAN (ELAN 6.9's source, read for this): slots hold integer milliseconds;
+/// a slot without a value (unaligned) is placed evenly between the nearest aligned slots of its own
+/// tier, in time-order position, with ELAN's integer division; a `REF_ANNOTATION` takes its parent's
+/// times, split evenly among the annotations of one chain (`PREVIOUS_ANNOTATION`) on a tier of
+/// Symbolic_Subdivision; the media's `TIME_ORIGIN` (ms) is added, since annotation time t is media time
+/// t + origin.
+struct ElanReader {
+    let file: String
+    let options: AnnotationOptions
+    let media: MediaLocator
+    var log: DiagnosticLog
+
+    struct Tier { var id: String; var type: String; var parent: String?; var line: Int; var annotations = 0 }
+    /// One annotation in 40 bytes: a million of them are read as a CSV's million rows are.
+    struct Annotation {
+        var id: String
+        var tier: Int32
+        /// Time-slot indices (alignable), or -1 (a REF_ANNOTATION: its parent is in `Collector.refs`).
+        var slot1: Int32, slot2: Int32
+        /// The value, as an index into `Collector.values` (values repeat: glosses, classes).
+        var value: Int32
+        var line: Int32
+    }
+    struct MediaDescriptor { var url: String; var relative: String?; var mime: String; var origin: Int64; var line: Int }
+
+    /// Reads the file into `segments` (nothing when it cannot be read as ELAN; the log says why).
+    mutating func read() -> [Segment] {
+        guard let collector = parse() else { return [] }
+        return segments(collector)
+    }
+
+    /// The file's records, or nil (reported) when it is not ELAN. The parser and its buffers are gone
+    /// when this returns, before the segments are built.
+    private mutating func parse() -> Collector? {
+        guard let stream = InputStream(fileAtPath: file) else {
+            log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
+            return nil
+        }
+        let parser = XMLParser(stream: stream)
+        let collector = Collector(options: options)
+        parser.delegate = collector
+        parser.shouldResolveExternalEntities = false
+        if !parser.parse() || collector.notELAN {
+            let line = parser.lineNumber, column = parser.columnNumber
+            let why = collector.notELAN ? "the root element is not ANNOTATION_DOCUMENT" : (parser.parserError.map { "\($0.localizedDescription)" } ?? "malformed XML")
+            log.add(.error, .elanStructure, file: file, line: max(1, line), column: column > 0 ? column : nil,
+                    "not a readable ELAN file: \(why)", hint: "open and save it in ELAN, or check the XML near this line")
+            return nil
+        }
+        for (line, message) in collector.problems { log.add(.error, .elanStructure, file: file, line: line, message) }
+        return collector
+    }
+
+    /// Tiers chosen, times resolved, labels mapped, media found.
+    private mutating func segments(_ c: Collector) -> [Segment] {
+        guard let chosen = chooseTiers(c) else { return [] }
+        guard let (clip, origin) = locateMedia(c) else { return [] }
+        var out: [Segment] = []
+        // Labels by value index, mapped once (nil: dropped by --label-map or empty).
+        let labels: [String?] = c.values.map { v in
+            let t = v.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !t.isEmpty else { return nil }
+            return options.labelMap[t] ?? t
+        }
+        for tierIndex in chosen {
+            let tier = c.tiers[tierIndex]
+            let group = "tier \(Diagnostic.quote(tier.id))", shared = group + ", annotation"
+            let first = out.count
+            out.reserveCapacity(out.count + tier.annotations)
+            for i in c.annotations.indices where c.annotations[i].tier == Int32(tierIndex) {
+                let a = c.annotations[i]
+                let place = "\(group), annotation \(a.id)"
+                guard let (t1, t2) = resolve(i, c) else { continue }
+                let value = c.values[Int(a.value)].trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !value.isEmpty else {
+                    log.add(.error, .emptyLabel, file: file, line: Int(a.line), "\(place): empty value",
+                            hint: "an empty value is not a class: give it a value in ELAN, or delete it")
+                    continue
+                }
+                guard let label = labels[Int(a.value)], !label.isEmpty else { continue }   // dropped by --label-map
+                if t2 <= t1 {
+                    log.add(.error, .startNotBeforeEnd, file: file, line: Int(a.line),
+                            "\(place): \(t2 == t1 ? "zero length" : "ends before it starts") (\(t1) ms to \(t2) ms)", hint: "fix its time slots in ELAN")
+                    continue
+                }
+                var s = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: Double(t1 + origin) / 1000,
+                                end: Double(t2 + origin) / 1000, source: file, line: Int(a.line))
+                s.contextGroup = shared
+                s.contextItem = a.id
+                out.append(s)
+            }
+            // Two annotations of one tier over the same time: the tier is one label at a time. (Checked on
+            // the segments, in 4 bytes an annotation: a million of them hold no second list of times.)
+            var order = [Int32](Int32(first)..<Int32(out.count))
+            order.sort { (out[Int($0)].start!, out[Int($0)].end!) < (out[Int($1)].start!, out[Int($1)].end!) }
+            var reach: Int32?
+            for k in order {
+                let s = out[Int(k)]
+                if let r = reach, s.start! < out[Int(r)].end! {
+                    log.add(.warning, .overlap, file: file, line: s.line,
+                            "\(shared) \(s.contextItem ?? "") overlaps annotation \(out[Int(r)].contextItem ?? "") (\(Self.ms(s.start!)) ms before \(Self.ms(out[Int(r)].end!)) ms)",
+                            hint: "one tier holds one label at a time; put simultaneous labels on separate tiers (one per hand)")
+                }
+                if reach == nil || s.end! > out[Int(reach!)].end! { reach = k }
+            }
+        }
+        return out
+    }
+
+    /// Seconds of a segment back to the file's milliseconds (with the media's origin), for messages.
+    static func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+
+    /// The tiers `--tier` names (globs), or the only tier holding annotations; otherwise an error
+    /// listing every tier with its annotation count and linguistic type.
+    private mutating func chooseTiers(_ c: Collector) -> [Int]? {
+        let listing = c.tiers.map { t in
+            "\(Diagnostic.quote(t.id)) (\(t.annotations) annotations, type \(Diagnostic.quote(t.type))" + (t.parent.map { ", parent \(Diagnostic.quote($0))" } ?? "") + ")"
+        }.joined(separator: "; ")
+        if !options.tiers.isEmpty {
+            let chosen = c.tiers.indices.filter { i in options.tiers.contains { fnmatch($0, c.tiers[i].id, 0) == 0 } }
+            for pattern in options.tiers where !c.tiers.contains(where: { fnmatch(pattern, $0.id, 0) == 0 }) {
+                log.add(.error, .tierChoice, file: file, "--tier \(Diagnostic.quote(pattern)) names no tier", hint: "the tiers: \(listing)")
+            }
+            return options.tiers.allSatisfy({ p in c.tiers.contains { fnmatch(p, $0.id, 0) == 0 } }) ? chosen : nil
+        }
+        let candidates = c.tiers.indices.filter { c.tiers[$0].annotations > 0 }
+        if candidates.count == 1 { return candidates }
+        if candidates.isEmpty {
+            log.add(.error, .noRows, file: file, "no annotations: every tier is empty" + (c.tiers.isEmpty ? " (the file has no tiers)" : ""))
+            return nil
+        }
+        log.add(.error, .tierChoice, file: file, "\(candidates.count) tiers hold annotations; say which hold the labels with --tier NAME (a glob; repeatable)",
+                hint: "the tiers: \(listing)")
+        return nil
+    }
+
+    /// The clip: RELATIVE_MEDIA_URL (from the .eaf's folder), then MEDIA_URL, then the one file of
+    /// that name under the media root; a video descriptor before an audio one. With its TIME_ORIGIN.
+    private mutating func locateMedia(_ c: Collector) -> (MediaLocator.Found, Int64)? {
+        guard let d = c.media.first(where: { $0.mime.hasPrefix("video") }) ?? c.media.first else {
+            log.add(.error, .noSuchFile, file: file, line: 1, "the file names no media (no MEDIA_DESCRIPTOR in its HEADER)",
+                    hint: "link the clip in ELAN (Edit > Linked Files) and save")
+            return nil
+        }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        switch media.locate(written: [d.relative, d.url].compactMap { $0 }, relativeTo: folder) {
+        case .found(let f): return (f, d.origin)
+        case .failure(let kind, let message, let hint):
+            log.add(.error, kind, file: file, line: d.line, message, hint: hint)
+            return nil
+        }
+    }
+
+    /// An annotation's (begin, end) in ms on the annotation timeline, nil where it cannot be placed
+    /// (reported).
+    private mutating func resolve(_ i: Int, _ c: Collector) -> (Int64, Int64)? {
+        if let t = Self.times(of: i, c, depth: 0) { return t }
+        let a = c.annotations[i]
+        let place = "tier \(Diagnostic.quote(c.tiers[Int(a.tier)].id)), annotation \(a.id)"
+        if a.slot1 >= 0 {
+            let slot = Self.placement(tier: Int(a.tier), c).time(a.slot1) == nil ? a.slot1 : a.slot2
+            log.add(.error, .unaligned, file: file, line: Int(a.line),
+                    "\(place): time slot \(c.slotName(slot)) has no time, and no aligned slot on both sides of it on its tier to place it between",
+                    hint: "align the annotation in ELAN (give its boundaries a time) and save")
+        } else {
+            log.add(.error, .unaligned, file: file, line: Int(a.line),
+                    "\(place): its parent annotation \(c.refs[i]?.parent ?? "(none)") has no time, or is not in the file")
+        }
+        return nil
+    }
+
+    /// An annotation's (begin, end): its slots placed on its tier, or for a REF_ANNOTATION its parent's
+    /// times, split evenly among the annotations of its chain (those of its tier with the same parent).
+    static func times(of i: Int, _ c: Collector, depth: Int) -> (Int64, Int64)? {
+        let a = c.annotations[i]
+        if a.slot1 >= 0 {
+            let placed = placement(tier: Int(a.tier), c)
+            guard let b = placed.time(a.slot1), let e = placed.time(a.slot2) else { return nil }
+            return (b, e)
+        }
+        if let known = c.timesMemo[i] { return known }
+        var result: (Int64, Int64)?
+        if let ref = c.refs[i], depth < 64, let parent = c.annotationIndex[ref.parent], let (b, e) = times(of: parent, c, depth: depth + 1) {
+            if c.chains == nil {
+                var chains: [String: [Int]] = [:]
+                for (k, r) in c.refs { chains["\(c.annotations[k].tier)/\(r.parent)", default: []].append(k) }
+                for key in chains.keys { chains[key]!.sort() }
+                c.chains = chains
+            }
+            let chain = ordered(c.chains!["\(a.tier)/\(ref.parent)"] ?? [i], c)
+            let n = Int64(chain.count), k = Int64(chain.firstIndex(of: i) ?? 0)
+            result = n == 1 ? (b, e) : (b + k * (e - b) / n, b + (k + 1) * (e - b) / n)
+        }
+        c.timesMemo[i] = result
+        return result
+    }
+
+    /// A tier's slots in time order with their times (aligned, or placed), looked up by bisection.
+    struct Placement {
+        var slots: [Int32] = []
+        var times: [Int64] = []
+        func time(_ slot: Int32) -> Int64? {
+            var lo = 0, hi = slots.count
+            while lo < hi { let mid = (lo + hi) / 2; if slots[mid] < slot { lo = mid + 1 } else { hi = mid } }
+            return lo < slots.count && slots[lo] == slot && times[lo] >= 0 ? times[lo] : nil
+        }
+    }
+
+    /// The times of a tier's own slots: aligned ones as written, unaligned ones evenly between the
+    /// nearest aligned slots of the same tier in time-order position (ELAN's integer division);
+    /// slots with no aligned slot on one side are left out.
+    static func placement(tier: Int, _ c: Collector) -> Placement {
+        if let known = c.placements[tier] { return known }
+        var slots: [Int32] = []
+        for a in c.annotations where a.tier == Int32(tier) && a.slot1 >= 0 { slots.append(a.slot1); slots.append(a.slot2) }
+        slots.sort()
+        var order: [Int32] = []
+        order.reserveCapacity(slots.count)
+        for s in slots where order.last != s { order.append(s) }
+        var times = order.map { c.slotTime[Int($0)] }
+        var previous: Int?
+        var pending: [Int] = []
+        for k in order.indices {
+            let t = times[k]
+            if t < 0 { pending.append(k); continue }
+            if let p = previous, !pending.isEmpty {
+                let step = (t - times[p]) / Int64(k - p)
+                for (j, u) in pending.enumerated() { times[u] = times[p] + Int64(j + 1) * step }
+            }
+            pending = []
+            previous = k
+        }
+        let placed = Placement(slots: order, times: times)
+        c.placements[tier] = placed
+        return placed
+    }
+
+    /// The annotations of one chain in `PREVIOUS_ANNOTATION` order (file order where there is none).
+    static func ordered(_ members: [Int], _ c: Collector) -> [Int] {
+        let byPrevious = Dictionary(members.compactMap { i in c.refs[i]?.previous.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
+        guard var current = members.first(where: { c.refs[$0]?.previous == nil }) else { return members }
+        var out = [current]
+        while let next = byPrevious[c.annotations[current].id], !out.contains(next) { out.append(next); current = next }
+        return out.count == members.count ? out : members
+    }
+
+    /// The SAX side: elements in, compact records out.
+    final class Collector: NSObject, XMLParserDelegate {
+        let options: AnnotationOptions
+        var notELAN = false
+        var media: [MediaDescriptor] = []
+        /// Time slots: `ts<N>` ids (what ELAN writes) by number, others by name; each slot's time (-1: unaligned).
+        var slotByNumber: [Int32] = []
+        var slotByName: [String: Int32] = [:]
+        var slotNumber: [Int32] = []
+        var slotTime: [Int64] = []
+        var tiers: [Tier] = []
+        var annotations: [Annotation] = []
+        /// Distinct annotation values, which `Annotation.value` indexes.
+        var values: [String] = []
+        private var valueIndex: [String: Int32] = [:]
+        /// REF_ANNOTATIONs' parent and previous annotation, by annotation index.
+        var refs: [Int: (parent: String, previous: String?)] = [:]
+        var problems: [(Int, String)] = []
+        /// Each tier's slot times, once worked out (`ElanReader.placement`).
+        var placements: [Int: Placement] = [:]
+        /// REF annotations' times worked out, and REF annotations by tier and parent (`ElanReader.times`).
+        var timesMemo: [Int: (Int64, Int64)?] = [:]
+        var chains: [String: [Int]]?
+        /// Annotations by id, built when a REF_ANNOTATION needs its parent.
+        lazy var annotationIndex: [String: Int] = {
+            var index: [String: Int] = [:]
+            for (k, a) in annotations.enumerated() { index[a.id] = k }
+            return index
+        }()
+
+        /// The slot an id names.
+        func slot(_ id: String) -> Int32? {
+            if let n = Self.number(id) { return n < slotByNumber.count && slotByNumber[n] >= 0 ? slotByNumber[n] : nil }
+            return slotByName[id]
+        }
+        func slotName(_ slot: Int32) -> String {
+            let n = slotNumber[Int(slot)]
+            return n >= 0 ? "ts\(n)" : slotByName.first { $0.value == slot }?.key ?? "#\(slot)"
+        }
+        /// N of an id `tsN` (N without leading zeros, below 2^31), else nil.
+        static func number(_ id: String) -> Int? {
+            let u = id.utf8
+            guard u.count > 2, u.count < 12, id.hasPrefix("ts") else { return nil }
+            let digits = u.dropFirst(2)
+            guard digits.first != UInt8(ascii: "0") || digits.count == 1, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            return Int(id.dropFirst(2)).flatMap { $0 < Int(Int32.max) ? $0 : nil }
+        }
+        private var current: Annotation?
+        private var currentRef: (parent: String, previous: String?)?
+        private var text = ""
+        private var inValue = false
+        private var tier = -1
+        private var seenRoot = false
+        private weak var parser: XMLParser?
+
+        init(options: AnnotationOptions) { self.options = options }
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
+            self.parser = parser
+            let line = parser.lineNumber
+            if !seenRoot {
+                seenRoot = true
+                if name != "ANNOTATION_DOCUMENT" { notELAN = true; parser.abortParsing() }
+                return
+            }
+            switch name {
+            case "MEDIA_DESCRIPTOR":
+                media.append(MediaDescriptor(url: a["MEDIA_URL"] ?? "", relative: a["RELATIVE_MEDIA_URL"], mime: a["MIME_TYPE"] ?? "",
+                                             origin: Int64(a["TIME_ORIGIN"] ?? "") ?? 0, line: line))
+            case "TIME_SLOT":
+                guard let id = a["TIME_SLOT_ID"] else { problems.append((line, "a TIME_SLOT without TIME_SLOT_ID")); return }
+                var t: Int64 = -1
+                if let v = a["TIME_VALUE"] {
+                    guard let ms = Int64(v.trimmingCharacters(in: .whitespaces)), ms >= 0 else {
+                        problems.append((line, "time slot \(id): TIME_VALUE \(Diagnostic.quote(v)) is not a whole number of milliseconds")); return
+                    }
+                    t = ms
+                }
+                let index = Int32(slotTime.count)
+                if let n = Self.number(id), n < 50_000_000 {
+                    if n >= slotByNumber.count { slotByNumber += [Int32](repeating: -1, count: max(n + 1 - slotByNumber.count, slotByNumber.count)) }
+                    slotByNumber[n] = index
+                    slotNumber.append(Int32(n))
+                } else {
+                    slotByName[id] = index
+                    slotNumber.append(-1)
+                }
+                slotTime.append(t)
+            case "TIER":
+                tiers.append(Tier(id: a["TIER_ID"] ?? "", type: a["LINGUISTIC_TYPE_REF"] ?? "", parent: a["PARENT_REF"], line: line))
+                tier = tiers.count - 1
+            case "ALIGNABLE_ANNOTATION":
+                let id = a["ANNOTATION_ID"] ?? ""
+                guard let s1 = a["TIME_SLOT_REF1"].flatMap(slot), let s2 = a["TIME_SLOT_REF2"].flatMap(slot) else {
+                    problems.append((line, "tier \(Diagnostic.quote(tiers.last?.id ?? "")), annotation \(id): a time slot it names is not in TIME_ORDER"))
+                    return
+                }
+                current = Annotation(id: id, tier: Int32(tier), slot1: s1, slot2: s2, value: 0, line: Int32(line))
+                currentRef = nil
+            case "REF_ANNOTATION":
+                current = Annotation(id: a["ANNOTATION_ID"] ?? "", tier: Int32(tier), slot1: -1, slot2: -1, value: 0, line: Int32(line))
+                currentRef = (a["ANNOTATION_REF"] ?? "", a["PREVIOUS_ANNOTATION"])
+            case "ANNOTATION_VALUE":
+                inValue = true
+                text = ""
+            default: break
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { if inValue { text += string } }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            switch name {
+            case "ANNOTATION_VALUE":
+                inValue = false
+                if let known = valueIndex[text] { current?.value = known } else {
+                    let k = Int32(values.count)
+                    values.append(text)
+                    valueIndex[text] = k
+                    current?.value = k
+                }
+            case "ALIGNABLE_ANNOTATION", "REF_ANNOTATION":
+                guard let a = current, tier >= 0 else { return }
+                if let r = currentRef { refs[annotations.count] = r }
+                annotations.append(a)
+                tiers[tier].annotations += 1
+                current = nil
+            case "TIER": tier = -1
+            default: break
+            }
+        }
+    }
+}

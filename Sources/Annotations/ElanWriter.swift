@@ -1,0 +1,155 @@
+import Foundation
+
+/// Writes one clip's segments as an ELAN file (EAF 3.0, as ELAN 6 saves it): the clip linked by
+/// RELATIVE_MEDIA_URL (from the .eaf's folder) and MEDIA_URL (absolute `file:` URL), one time slot per
+/// segment end in time order, integer milliseconds, every label an annotation on the tier `labels`;
+/// segments that overlap go to further tiers (`labels-2`, ...), since a tier holds one label at a time.
+public enum ElanWriter {
+    /// The document for `segments` (all of one clip, each with a start and an end) saved at `eaf`.
+    public static func document(_ segments: [Segment], clip: String, savedAt eaf: URL, author: String = "handpose",
+                                date: Date = Date()) -> String {
+        let sorted = segments.sorted { ($0.start ?? 0, $0.end ?? 0, $0.label) < ($1.start ?? 0, $1.end ?? 0, $1.label) }
+        // Interval partitioning: each segment on the first tier whose last segment has ended.
+        var tierEnds: [Int64] = []
+        var placed: [(tier: Int, start: Int64, end: Int64, label: String)] = []
+        for s in sorted {
+            let a = milliseconds(s.start ?? 0), b = milliseconds(s.end ?? 0)
+            let tier = tierEnds.firstIndex { $0 <= a } ?? tierEnds.count
+            if tier == tierEnds.count { tierEnds.append(b) } else { tierEnds[tier] = b }
+            placed.append((tier, a, b, s.label))
+        }
+        // Slots in time order; slot k is the k-th time of the sorted list of every begin and end.
+        var times = placed.flatMap { [($0.start, 0), ($0.end, 1)] }.enumerated().map { (index: $0.offset, time: $0.element.0) }
+        times.sort { ($0.time, $0.index) < ($1.time, $1.index) }
+        var slotOf = [Int](repeating: 0, count: times.count)
+        for (k, t) in times.enumerated() { slotOf[t.index] = k + 1 }
+
+        var x = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <ANNOTATION_DOCUMENT AUTHOR="\(escape(author))" DATE="\(iso8601(date))" FORMAT="3.0" VERSION="3.0" \
+        xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="http://www.mpi.nl/tools/elan/EAFv3.0.xsd">
+            <HEADER MEDIA_FILE="" TIME_UNITS="milliseconds">
+                <MEDIA_DESCRIPTOR MEDIA_URL="\(escape(fileURL(clip)))" MIME_TYPE="\(mimeType(clip))" RELATIVE_MEDIA_URL="\(escape(relative(clip, from: eaf.deletingLastPathComponent().path)))"/>
+                <PROPERTY NAME="lastUsedAnnotationId">\(placed.count)</PROPERTY>
+            </HEADER>
+            <TIME_ORDER>
+
+        """
+        for (k, t) in times.enumerated() { x += "        <TIME_SLOT TIME_SLOT_ID=\"ts\(k + 1)\" TIME_VALUE=\"\(t.time)\"/>\n" }
+        x += "    </TIME_ORDER>\n"
+        for tier in 0..<max(1, tierEnds.count) {
+            x += "    <TIER LINGUISTIC_TYPE_REF=\"default-lt\" TIER_ID=\"\(tier == 0 ? "labels" : "labels-\(tier + 1)")\">\n"
+            for (n, p) in placed.enumerated() where p.tier == tier {
+                x += """
+                        <ANNOTATION>
+                            <ALIGNABLE_ANNOTATION ANNOTATION_ID="a\(n + 1)" TIME_SLOT_REF1="ts\(slotOf[2 * n])" TIME_SLOT_REF2="ts\(slotOf[2 * n + 1])">
+                                <ANNOTATION_VALUE>\(escape(p.label))</ANNOTATION_VALUE>
+                            </ALIGNABLE_ANNOTATION>
+                        </ANNOTATION>
+
+                """
+            }
+            x += "    </TIER>\n"
+        }
+        x += """
+            <LINGUISTIC_TYPE GRAPHIC_REFERENCES="false" LINGUISTIC_TYPE_ID="default-lt" TIME_ALIGNABLE="true"/>
+            <CONSTRAINT DESCRIPTION="Time subdivision of parent annotation's time interval, no time gaps allowed within this interval" STEREOTYPE="Time_Subdivision"/>
+            <CONSTRAINT DESCRIPTION="Symbolic subdivision of a parent annotation. Annotations refering to the same parent are ordered" STEREOTYPE="Symbolic_Subdivision"/>
+            <CONSTRAINT DESCRIPTION="1-1 association with a parent annotation" STEREOTYPE="Symbolic_Association"/>
+            <CONSTRAINT DESCRIPTION="Time alignable annotations within the parent annotation's time interval, gaps are allowed" STEREOTYPE="Included_In"/>
+        </ANNOTATION_DOCUMENT>
+
+        """
+        return x
+    }
+
+    /// Seconds to ELAN's whole milliseconds, rounded.
+    static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    static func fileURL(_ path: String) -> String {
+        "file://" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+    }
+
+    /// `./clip.mp4` or `../clips/clip.mp4`: `path` from the folder `base`.
+    static func relative(_ path: String, from base: String) -> String {
+        let p = URL(fileURLWithPath: path).standardizedFileURL.pathComponents, b = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(p.count, b.count) && p[common] == b[common] { common += 1 }
+        let up = Array(repeating: "..", count: b.count - common)
+        let rest = Array(p[common...])
+        return (up.isEmpty ? ["."] : up).joined(separator: "/") + "/" + rest.joined(separator: "/")
+    }
+
+    static func mimeType(_ path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "mp4", "m4v": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "avi": return "video/x-msvideo"
+        case "mpg", "mpeg": return "video/mpeg"
+        case "webm": return "video/webm"
+        case "mkv": return "video/x-matroska"
+        default: return "video/*"
+        }
+    }
+
+    /// ELAN's date form: local time with its zone (2026-11-25T13:00:00+00:00).
+    static func iso8601(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withColonSeparatorInTimeZone]
+        f.timeZone = TimeZone(secondsFromGMT: 0)
+        return f.string(from: date).replacingOccurrences(of: "Z", with: "+00:00")
+    }
+}
+
+/// Writes segments as Label Studio tasks with predictions (pre-annotations a video project with
+/// `<TimelineLabels name="videoLabels" toName="video">` and `<Video name="video" value="$video">` imports),
+/// ranges in frames at `frameRate` (from 1, end included: [t0, t1) becomes frames round(t0 fps) + 1 to
+/// round(t1 fps)), and the labeling config that declares that frame rate.
+public enum LabelStudioWriter {
+    /// One task per clip, its video named `/data/local-files/?d=PATH` (PATH under the annotation root,
+    /// as Label Studio's local-files storage serves it), in the order the clips first appear.
+    public static func tasks(_ segments: [Segment], frameRate: Double, modelVersion: String) throws -> Data {
+        var order: [String] = []
+        var byClip: [String: [Segment]] = [:]
+        for s in segments {
+            if byClip[s.videoPath] == nil { order.append(s.videoPath) }
+            byClip[s.videoPath, default: []].append(s)
+        }
+        var tasks: [[String: Any]] = []
+        for clip in order {
+            var results: [[String: Any]] = []
+            for (k, s) in byClip[clip]!.enumerated() {
+                let first = Int(((s.start ?? 0) * frameRate).rounded()) + 1
+                let last = max(first, Int(((s.end ?? 0) * frameRate).rounded()))
+                results.append(["id": "r\(k + 1)", "type": "timelinelabels", "from_name": "videoLabels", "to_name": "video", "origin": "prediction",
+                                "value": ["ranges": [["start": first, "end": last]], "timelinelabels": [s.label]] as [String: Any]])
+            }
+            let path = clip.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? clip
+            tasks.append(["data": ["video": "/data/local-files/?d=" + path], "predictions": [["model_version": modelVersion, "result": results] as [String: Any]]])
+        }
+        return try JSONSerialization.data(withJSONObject: tasks, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// The labeling config for those tasks: the classes as labels and the frame rate declared.
+    public static func labelConfig(classes: [String], frameRate: Double) -> String {
+        var x = "<View>\n  <TimelineLabels name=\"videoLabels\" toName=\"video\">\n"
+        for c in classes { x += "    <Label value=\"\(ElanWriter.escape(c))\"/>\n" }
+        x += "  </TimelineLabels>\n  <Video name=\"video\" value=\"$video\" frameRate=\"\(frameRate)\" timelineHeight=\"120\"/>\n</View>\n"
+        return x
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML   // XMLParser on Linux (libxml2)
+#endif
+
+/// Reads Label Studio's JSON export of a video project labelled with `<TimelineLabels>` (and the
+/// task files with predictions that `annotations convert` writes for it): one segment per label of
+/// each `timelinelabels` range. Layout as Label Studio's source writes it (label-studio's editor,
+/// `TimelineRegion` and `VideoCanvas`; its ML backend's converter): a root array of tasks, each with
+/// `data` (the video's path under the key the `<Video value="$key">` names) and `annotations` (and
+/// `predictions`), whose `result` items hold `value.ranges` of `{start, end}` frames, counted from
+/// 1 with the end frame included, so a range is the seconds [(start - 1) / fps, end / fps).
+/// The export does not record the frame rate: it is the `frameRate` of the project's `<Video>` tag
+/// (`--label-config`, the project's Labeling Interface code; `$key` reads it from the task), or
+/// `--frame-rate`; without either, tasks are refused, never read at Label Studio's default of 24.
+/// Of a task's annotations the latest one not cancelled is read (one annotator's); a task without
+/// annotations is read from its latest prediction, with a warning (drafts, not reviewed labels).
+struct LabelStudioReader {
+    let file: String
+    let options: AnnotationOptions
+    let media: MediaLocator
+    var log: DiagnosticLog
+
+    /// A `<Video>` tag of the labeling config: the task key of its video and its frame rate (a number,
+    /// or `$key` of the task's data).
+    struct VideoTag { var name: String; var valueKey: String?; var frameRate: String? }
+
+    mutating func read() -> [Segment] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
+            return []
+        }
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            log.add(.error, .jsonSyntax, file: file, "not valid JSON (\(error.localizedDescription))")
+            return []
+        }
+        let tasks: [Any]
+        if let array = root as? [Any] { tasks = array } else if let one = root as? [String: Any] { tasks = [one] } else {
+            log.add(.error, .jsonShape, file: file, line: 1, "a Label Studio export is an array of tasks")
+            return []
+        }
+        var tags: [VideoTag] = []
+        if let config = options.labelConfig {
+            guard let parsed = Self.videoTags(config) else {
+                log.add(.error, .frameRateUnknown, file: config.path, "cannot read this labeling config (XML with <Video .../> tags)")
+                return []
+            }
+            tags = parsed
+        }
+        var out: [Segment] = []
+        for (position, item) in tasks.enumerated() {
+            guard let task = item as? [String: Any] else {
+                log.add(.error, .jsonShape, file: file, "task \(position + 1) is not an object"); continue
+            }
+            let taskName = "task \(position + 1)" + ((task["id"]).map { " (id \($0))" } ?? "")
+            let data = task["data"] as? [String: Any] ?? [:]
+            // The result to read: the latest annotation not cancelled, else the latest prediction.
+            let annotations = (task["annotations"] as? [[String: Any]] ?? []).filter { ($0["was_cancelled"] as? Bool) != true }
+            let predictions = task["predictions"] as? [[String: Any]] ?? []
+            let chosen: (results: [[String: Any]], what: String)
+            if let a = annotations.max(by: { Self.stamp($0) < Self.stamp($1) }) {
+                chosen = (a["result"] as? [[String: Any]] ?? [], "annotation \(a["id"].map { "\($0)" } ?? "?")")
+            } else if let p = predictions.max(by: { Self.stamp($0) < Self.stamp($1) }) {
+                chosen = (p["result"] as? [[String: Any]] ?? [], "prediction \(p["id"].map { "\($0)" } ?? (p["model_version"].map { "\($0)" } ?? "?"))")
+                log.add(.warning, .predictionsOnly, file: file, "\(taskName): no annotation, so its prediction is read (a draft, not reviewed)")
+            } else {
+                log.add(.warning, .noRows, file: file, "\(taskName): no annotation and no prediction; left out")
+                continue
+            }
+            let timeline = chosen.results.filter { ($0["type"] as? String) == "timelinelabels" }
+            if timeline.isEmpty {
+                log.add(.warning, .noRows, file: file, "\(taskName), \(chosen.what): no timelinelabels result; left out",
+                        hint: "handpose reads video projects labelled with <TimelineLabels>")
+                continue
+            }
+            // The video: the key of the <Video> the results point at, else the task's one string value.
+            let toName = timeline.first?["to_name"] as? String
+            let tag = tags.first { $0.name == toName } ?? (tags.count == 1 ? tags[0] : nil)
+            let key = tag?.valueKey ?? (data["video"] != nil ? "video" : data.first { $0.value is String }?.key)
+            guard let key, let written = data[key] as? String else {
+                log.add(.error, .emptyVideo, file: file, "\(taskName): no video path in its data" + (tag?.valueKey.map { " (key \(Diagnostic.quote($0)))" } ?? ""))
+                continue
+            }
+            guard let fps = frameRate(tag, data: data, task: taskName) else { continue }
+            let clip: MediaLocator.Found
+            switch media.locate(written: Self.candidates(written, upload: task["file_upload"] as? String), relativeTo: media.mediaRoot) {
+            case .found(let f): clip = f
+            case .failure(let kind, let message, let hint):
+                log.add(.error, kind, file: file, "\(taskName): \(message)", hint: hint)
+                continue
+            }
+            for (k, r) in timeline.enumerated() {
+                let value = r["value"] as? [String: Any] ?? [:]
+                let place = "\(taskName), \(chosen.what), result \(r["id"].map { "\($0)" } ?? "\(k + 1)")"
+                let labels = (value["timelinelabels"] as? [Any] ?? []).compactMap { $0 as? String }
+                let ranges = value["ranges"] as? [[String: Any]] ?? []
+                if labels.isEmpty { log.add(.error, .emptyLabel, file: file, "\(place): no label") }
+                for range in ranges {
+                    guard let s = (range["start"] as? NSNumber)?.doubleValue, let e = (range["end"] as? NSNumber)?.doubleValue else {
+                        log.add(.error, .badTime, file: file, "\(place): a range without start or end frame"); continue
+                    }
+                    guard s >= 1, e >= s else {
+                        log.add(.error, .startNotBeforeEnd, file: file, "\(place): frames \(Int(s)) to \(Int(e)) (frames count from 1; the end is included)")
+                        continue
+                    }
+                    for raw in labels {
+                        let text = raw.trimmingCharacters(in: .whitespaces)
+                        guard !text.isEmpty else { log.add(.error, .emptyLabel, file: file, "\(place): empty label"); continue }
+                        let label = options.labelMap[text] ?? text
+                        if label.isEmpty { continue }
+                        var segment = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: (s - 1) / fps, end: e / fps,
+                                              source: file, line: nil)
+                        segment.contextGroup = place + ","
+                        segment.contextItem = "frames \(Int(s))-\(Int(e)) at \(fps) fps"
+                        out.append(segment)
+                    }
+                }
+            }
+        }
+        if tasks.isEmpty { log.add(.error, .noRows, file: file, line: 1, "no tasks: the export is an empty array") }
+        return out
+    }
+
+    /// The frame rate of the task's video: --frame-rate, else the <Video> tag's frameRate (a number,
+    /// or $key read from the task's data); nil (reported) when neither says.
+    private mutating func frameRate(_ tag: VideoTag?, data: [String: Any], task: String) -> Double? {
+        if let fps = options.frameRate { return fps }
+        guard let declared = tag?.frameRate else {
+            log.add(.error, .frameRateUnknown, file: file,
+                    "\(task): the frame rate its ranges are counted in is unknown: Label Studio's export does not record it" +
+                        (options.labelConfig == nil ? "" : ", and the labeling config's <Video> has no frameRate (Label Studio then assumes 24)"),
+                    hint: "give --label-config with the project's labeling config (Settings > Labeling Interface > Code), or --frame-rate N")
+            return nil
+        }
+        var value: Double?
+        if declared.hasPrefix("$") {
+            let v = data[String(declared.dropFirst())]
+            value = (v as? NSNumber)?.doubleValue ?? (v as? String).flatMap(Double.init)
+        } else {
+            value = Double(declared)
+        }
+        guard var fps = value, fps.isFinite, fps > 0 else {
+            log.add(.error, .frameRateUnknown, file: file, "\(task): frameRate \(Diagnostic.quote(declared)) gives no frame rate",
+                    hint: "give --frame-rate N")
+            return nil
+        }
+        if fps < 1 { fps = 1 / fps }   // as Label Studio reads it: a frame's duration
+        return fps
+    }
+
+    /// Paths to try for a task's video: as written; an upload's original name (Label Studio prefixes
+    /// 8 hexadecimal digits and '-'); a local-files path (`/data/local-files/?d=PATH`).
+    static func candidates(_ written: String, upload: String?) -> [String] {
+        var out: [String] = []
+        if let q = written.range(of: "?d=") {
+            out.append(String(written[q.upperBound...]).removingPercentEncoding ?? String(written[q.upperBound...]))
+        }
+        for name in [written, upload].compactMap({ $0 }) {
+            let last = (name as NSString).lastPathComponent
+            if last.count > 9, last.prefix(8).allSatisfy(\.isHexDigit), last.dropFirst(8).first == "-", name.contains("upload") || name == upload {
+                out.append(String(last.dropFirst(9)))
+            }
+        }
+        if !written.hasPrefix("/data/") { out.append(written) }
+        return out
+    }
+
+    /// When an annotation or prediction was last changed, for picking the latest.
+    static func stamp(_ item: [String: Any]) -> String {
+        (item["updated_at"] as? String) ?? (item["created_at"] as? String) ?? "\(item["id"] ?? "")"
+    }
+
+    /// The `<Video>` tags of a labeling config.
+    static func videoTags(_ url: URL) -> [VideoTag]? {
+        guard let parser = XMLParser(contentsOf: url) else { return nil }
+        final class Tags: NSObject, XMLParserDelegate {
+            var found: [VideoTag] = []
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
+                guard name.lowercased() == "video" else { return }
+                let lower = Dictionary(a.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { x, _ in x })
+                let value = lower["value"].map { $0.hasPrefix("$") ? String($0.dropFirst()) : $0 }
+                found.append(VideoTag(name: lower["name"] ?? "", valueKey: value, frameRate: lower["framerate"]))
+            }
+        }
+        let tags = Tags()
+        parser.delegate = tags
+        guard parser.parse() else { return nil }
+        return tags.found
+    }
+}

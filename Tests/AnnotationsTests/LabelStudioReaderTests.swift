@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+@testable import Annotations
+
+/// Label Studio's video timeline export: results as Label Studio's ML backend test holds them
+/// (Tests/Fixtures/annotations), in the export's layout; frames from 1, end included; the frame rate
+/// from the project's labeling config, never guessed; upload and local-files paths mapped to clips.
+final class LabelStudioReaderTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("ls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("videos"), withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    /// An export of the fixture's task: its annotation (the real result items), plus a cancelled one, a
+    /// task whose video was uploaded (the 8-hex-digit prefix), and one on local files.
+    func export() throws -> (URL, URL) {
+        let payload = try JSONSerialization.jsonObject(with: Data(contentsOf: ElanReaderTests.fixtures.appendingPathComponent("ls-ml-backend_test_timeline_labels_1.json"))) as! [String: Any]
+        let annotation = payload["annotation"] as! [String: Any]
+        let project = payload["project"] as! [String: Any]
+        let config = dir.appendingPathComponent("config.xml")
+        try (project["label_config"] as! String).write(to: config, atomically: true, encoding: .utf8)
+        for name in ["opossum_snow_short.mp4", "clip.mp4", "walk.mp4"] {
+            FileManager.default.createFile(atPath: dir.appendingPathComponent("videos/\(name)").path, contents: Data())
+        }
+        let tasks: [[String: Any]] = [
+            ["id": 427616, "data": ["video": "tests/opossum_snow_short.mp4"],
+             "annotations": [annotation.merging(["updated_at": "2025-01-02T00:00:00Z"]) { $1 },
+                             ["id": 1, "was_cancelled": true, "updated_at": "2025-03-01T00:00:00Z",
+                              "result": [["type": "timelinelabels", "to_name": "video", "from_name": "videoLabels", "value": ["ranges": [["start": 1, "end": 2]], "timelinelabels": ["Car"]]]]]],
+             "predictions": []],
+            ["id": 7, "data": ["video": "/data/upload/42/1a2b3c4d-clip.mp4"], "file_upload": "1a2b3c4d-clip.mp4",
+             "annotations": [["id": 9, "result": [["id": "x", "type": "timelinelabels", "to_name": "video", "from_name": "videoLabels",
+                                                     "value": ["ranges": [["start": 25, "end": 25]], "timelinelabels": ["croquet_ball"]]]]]]],
+            ["id": 8, "data": ["video": "/data/local-files/?d=videos%2Fwalk.mp4"], "annotations": [], "predictions": []],
+        ]
+        let url = dir.appendingPathComponent("project-42-export.json")
+        try JSONSerialization.data(withJSONObject: tasks).write(to: url)
+        return (url, config)
+    }
+
+    func load(_ url: URL, config: URL?, frameRate: Double? = nil) -> AnnotationSet {
+        var o = AnnotationOptions()
+        o.labelConfig = config; o.frameRate = frameRate
+        return AnnotationSource.load(annotationFile: url, root: dir, options: o)
+    }
+
+    func testAnExportReadWithItsProjectsFrameRate() throws {
+        let (url, config) = try export()
+        XCTAssertEqual(AnnotationFormat.detect(url), .labelStudio)
+        let set = load(url, config: config)
+        XCTAssertEqual(set.errors, [])
+        // framerate="25.0": frames 1-10 are [0, 0.4) s, 5-15 [0.16, 0.6); one frame, 25-25, is [0.96, 1.0).
+        XCTAssertEqual(set.segments.map(\.label), ["Car", "croquet_ball", "croquet_ball"])
+        XCTAssertEqual(set.segments.map(\.videoPath), ["videos/opossum_snow_short.mp4", "videos/opossum_snow_short.mp4", "videos/clip.mp4"])
+        let times = set.segments.map { [$0.start!, $0.end!] }
+        for (got, want) in zip(times, [[0, 0.4], [0.16, 0.6], [0.96, 1.0]]) {
+            XCTAssertEqual(got[0], want[0], accuracy: 1e-12); XCTAssertEqual(got[1], want[1], accuracy: 1e-12)
+        }
+        XCTAssertTrue(set.segments[0].context?.contains("task 1 (id 427616), annotation 1478, result 1") == true, set.segments[0].context ?? "")
+        XCTAssertTrue(set.warnings.contains { $0.message.contains("task 3 (id 8): no annotation and no prediction") })
+    }
+
+    func testTheFrameRateIsNeverGuessed() throws {
+        let (url, config) = try export()
+        let none = load(url, config: nil)
+        XCTAssertTrue(none.segments.isEmpty)
+        XCTAssertEqual(none.errors.first?.kind, .frameRateUnknown)
+        XCTAssertTrue(none.errors.first?.hint?.contains("--label-config") == true)
+        // A config without frameRate (Label Studio would assume 24) is refused too.
+        try "<View><TimelineLabels name=\"videoLabels\" toName=\"video\"/><Video name=\"video\" value=\"$video\"/></View>".write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertEqual(load(url, config: config).errors.first?.kind, .frameRateUnknown)
+        // $fps reads it from each task's data; --frame-rate gives it directly.
+        try "<View><Video name=\"video\" value=\"$video\" frameRate=\"$fps\"/></View>".write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertEqual(load(url, config: config).errors.first?.kind, .frameRateUnknown, "the tasks have no fps")
+        XCTAssertEqual(load(url, config: nil, frameRate: 50).segments.first?.end, 0.2)
+    }
+
+    func testTwoClipsOfOneNameAreNotPicked() throws {
+        let (url, config) = try export()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("more"), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("more/clip.mp4").path, contents: Data())
+        let set = load(url, config: config)
+        let e = try XCTUnwrap(set.errors.first { $0.kind == .mediaAmbiguous })
+        XCTAssertTrue(e.message.hasPrefix("task 2 (id 7): 2 clips named 'clip.mp4'"), e.message)
+    }
+}

@@ -5,9 +5,9 @@
 # needs at run time (scripts/runtime-packages.txt). No toolchain and no -dev package is needed to run it.
 #   scripts/build-dist.sh OUTDIR      (prints the tarball's path)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 64; }
-outdir=$1
+outdir=$(realpath -m -- "$1")
+cd "$(dirname "$0")/.."
 mkdir -p .build-image "$outdir"
 work=$(mktemp -d "$PWD/.build-image/dist.XXXXXX")
 trap 'rm -rf "$work"' EXIT

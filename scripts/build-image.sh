@@ -8,15 +8,16 @@
 # Needs root, buildah (make setup installs it). Loads with podman load -i, docker load -i, or
 # apptainer build handpose.sif oci-archive://OUT.oci.tar.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 64; }
-outdir=$1
+outdir=$(realpath -m -- "$1")
+cd "$(dirname "$0")/.."
 command -v buildah >/dev/null || { echo "image: buildah not found; make setup installs it" >&2; exit 3; }
+mkdir -p .build-image
 work=$(mktemp -d "$PWD/.build-image/image.XXXXXX")
 ctr=""
 # buildah's own storage lives in the work folder (vfs: no overlay mounts needed), removed afterwards.
 bh() { buildah --storage-driver vfs --root "$work/storage" --runroot "$work/run" "$@"; }
-cleanup() { [ -z "$ctr" ] || bh rm "$ctr" >/dev/null 2>&1 || true; rm -rf "$work"; }
+cleanup() { [ -z "$ctr" ] || bh rm "$ctr" >/dev/null 2>&1 || true; rm -rf --one-file-system "$work"; }
 trap cleanup EXIT
 
 r=$work/root

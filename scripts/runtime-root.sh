@@ -9,9 +9,9 @@
 # fresh copy.
 #   scripts/runtime-root.sh DEST [EXTRA...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 DEST [EXTRA-PACKAGE...]" >&2; exit 64; }
-dest=$1; shift
+dest=$(realpath -m -- "$1"); shift
+cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "runtime-root: needs root (debootstrap and chroot); run it as root or with sudo" >&2; exit 3; }
 command -v debootstrap >/dev/null || { echo "runtime-root: debootstrap not found; make setup installs it" >&2; exit 3; }
 [ ! -e "$dest" ] || { echo "runtime-root: $dest exists; give a new folder" >&2; exit 3; }
@@ -20,20 +20,22 @@ packages=($(grep -v '^#' scripts/runtime-packages.txt) "$@")
 suite=bookworm
 mirror=${HANDPOSE_DEBIAN_MIRROR:-}
 if [ -z "$mirror" ]; then
-  # The first Debian archive (not the security archive) apt is set to use on this machine.
-  mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}')
+  # The Debian archive (not the security archive) apt is set to use on this machine: debian.sources
+  # (Debian 12's own file; other .sources files may be third-party repositories), else sources.list.
+  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 fi
-security=${HANDPOSE_DEBIAN_SECURITY:-$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ && $2 ~ /security/ {print $2; exit}')}
+security=${HANDPOSE_DEBIAN_SECURITY:-$(awk '/^URIs:/ && $2 ~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)}
 security=${security:-http://deb.debian.org/debian-security}
 
-key=$(printf '%s\n' "$suite" "$mirror" "${packages[@]}" | sha256sum | cut -c1-16)
+# The ISO week is part of the key: security updates are taken again each week, not frozen in the cache.
+key=$(printf '%s\n' "$suite" "$mirror" "$security" "$(date -u +%G-W%V)" "${packages[@]}" | sha256sum | cut -c1-16)
 cache=.build-image/runtime-root-$key.tar
 mkdir -p .build-image
 if [ ! -f "$cache" ]; then
   work=$(mktemp -d .build-image/root.XXXXXX)
-  trap 'umount "$work/root/proc" 2>/dev/null || true; rm -rf "$work"' EXIT
+  trap 'umount "$work/root/proc" 2>/dev/null || true; rm -rf --one-file-system "$work"' EXIT
   echo "runtime-root: debootstrap $suite (minbase) from $mirror with ${packages[*]}" >&2
   debootstrap --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" "$suite" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; echo "runtime-root: debootstrap failed (log above)" >&2; exit 3; }
@@ -74,9 +76,9 @@ EOF
   find "$r/usr/share/doc" -mindepth 1 ! -name copyright ! -type d -delete
   find "$r/usr/share/doc" -mindepth 1 -type d -empty -delete
   rm -rf "$r"/usr/share/man/* "$r"/usr/share/info/* "$r"/usr/share/locale/* "$r"/usr/share/lintian/*
-  tar -C "$r" --numeric-owner -cf "$cache.partial" .
-  mv "$cache.partial" "$cache"
-  rm -rf "$work"; trap - EXIT
+  tar -C "$r" --numeric-owner -cf "$cache.$$.partial" .
+  mv "$cache.$$.partial" "$cache"
+  rm -rf --one-file-system "$work"; trap - EXIT
 fi
 mkdir -p "$dest"
 tar -C "$dest" --numeric-owner -xpf "$cache"

@@ -28,7 +28,10 @@ public enum AnnotationFormat: String, CaseIterable, Sendable {
             return text.contains("<ANNOTATION_DOCUMENT") ? .elan : .createMLCSV
         }
         if start.hasPrefix("[") || start.hasPrefix("{") {
-            for key in ["\"annotations\"", "\"predictions\"", "\"data\""] where text.contains(key) { return .labelStudio }
+            // Keys of a task, each followed by its value's opening bracket: a label or path that says
+            // "data" does not make a Create ML file a Label Studio one.
+            let compact = text.filter { !$0.isWhitespace && !$0.isNewline }
+            for key in ["\"annotations\":[", "\"predictions\":[", "\"data\":{"] where compact.contains(key) { return .labelStudio }
             return .createMLJSON
         }
         return name.lowercased().hasSuffix(".json") ? .createMLJSON : .createMLCSV
@@ -47,7 +50,7 @@ public struct AnnotationOptions: Sendable {
     public var mediaRoot: URL?
     /// Label Studio: the project's labeling configuration (its `<Video frameRate=...>`).
     public var labelConfig: URL?
-    /// Label Studio: the frame rate the project declared, given directly.
+    /// Label Studio: the frame rate the project declared, when no labeling config says it.
     public var frameRate: Double?
     public init() {}
 

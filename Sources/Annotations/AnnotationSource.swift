@@ -47,6 +47,23 @@ public enum AnnotationSource {
         return out.sorted { $0.path < $1.path }
     }
 
+    /// A folder: an ELAN corpus (its .eaf files, with `options`) or labelled folders (`poses`: of images);
+    /// a folder holding both .eaf files and labelled folders of clips is an error, not a silent choice.
+    public static func load(folder: URL, poses: Bool, root: URL? = nil, options: AnnotationOptions = AnnotationOptions(),
+                            maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {
+        let eafs = poses ? [] : elanFiles(in: folder)
+        if eafs.isEmpty { return load(labelledFolder: folder, poses: poses, maxDiagnosticsPerKind: maxDiagnosticsPerKind) }
+        let labelled = load(labelledFolder: folder, poses: false)
+        if !labelled.segments.isEmpty {
+            var set = AnnotationSet(maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+            set.log.add(.error, .noLabelledData, file: folder.path,
+                        "holds both ELAN files (\(eafs.count), such as \(eafs[0].path)) and labelled folders of clips (\(labelled.segments.count))",
+                        hint: "give the folder of .eaf files, or the labelled folders, not one folder holding both")
+            return set
+        }
+        return load(elanFolder: folder, root: root, options: options, maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+    }
+
     /// Every ELAN file of a corpus folder as one set; clip paths are relative to `root` (default: the folder).
     public static func load(elanFolder folder: URL, root: URL? = nil, options: AnnotationOptions = AnnotationOptions(),
                             maxDiagnosticsPerKind: Int = 0) -> AnnotationSet {

@@ -65,6 +65,9 @@ struct ElanReader {
         guard let (clip, origin) = locateMedia(c) else { return [] }
         var out: [Segment] = []
         // Labels by value index, mapped once (nil: dropped by --label-map or empty).
+        // Value -1 (no ANNOTATION_VALUE element) reads as the empty value: an error naming the annotation.
+        if c.annotations.contains(where: { $0.value < 0 }) { c.values.append("") }
+        let missing = Int32(c.values.count - 1)
         let labels: [String?] = c.values.map { v in
             let t = v.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !t.isEmpty else { return nil }
@@ -76,7 +79,8 @@ struct ElanReader {
             let first = out.count
             out.reserveCapacity(out.count + tier.annotations)
             for i in c.annotations.indices where c.annotations[i].tier == Int32(tierIndex) {
-                let a = c.annotations[i]
+                var a = c.annotations[i]
+                if a.value < 0 { a.value = missing }
                 let place = "\(group), annotation \(a.id)"
                 guard let (t1, t2) = resolve(i, c) else { continue }
                 let value = c.values[Int(a.value)].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -319,8 +323,15 @@ struct ElanReader {
             }
             switch name {
             case "MEDIA_DESCRIPTOR":
+                var origin: Int64 = 0
+                if let o = a["TIME_ORIGIN"] {
+                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)) else {
+                        problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds")); return
+                    }
+                    origin = ms
+                }
                 media.append(MediaDescriptor(url: a["MEDIA_URL"] ?? "", relative: a["RELATIVE_MEDIA_URL"], mime: a["MIME_TYPE"] ?? "",
-                                             origin: Int64(a["TIME_ORIGIN"] ?? "") ?? 0, line: line))
+                                             origin: origin, line: line))
             case "TIME_SLOT":
                 guard let id = a["TIME_SLOT_ID"] else { problems.append((line, "a TIME_SLOT without TIME_SLOT_ID")); return }
                 var t: Int64 = -1
@@ -349,10 +360,10 @@ struct ElanReader {
                     problems.append((line, "tier \(Diagnostic.quote(tiers.last?.id ?? "")), annotation \(id): a time slot it names is not in TIME_ORDER"))
                     return
                 }
-                current = Annotation(id: id, tier: Int32(tier), slot1: s1, slot2: s2, value: 0, line: Int32(line))
+                current = Annotation(id: id, tier: Int32(tier), slot1: s1, slot2: s2, value: -1, line: Int32(line))
                 currentRef = nil
             case "REF_ANNOTATION":
-                current = Annotation(id: a["ANNOTATION_ID"] ?? "", tier: Int32(tier), slot1: -1, slot2: -1, value: 0, line: Int32(line))
+                current = Annotation(id: a["ANNOTATION_ID"] ?? "", tier: Int32(tier), slot1: -1, slot2: -1, value: -1, line: Int32(line))
                 currentRef = (a["ANNOTATION_REF"] ?? "", a["PREVIOUS_ANNOTATION"])
             case "ANNOTATION_VALUE":
                 inValue = true

@@ -139,11 +139,14 @@ public enum LabelStudioWriter {
                 results.append(["id": "r\(k + 1)", "type": "timelinelabels", "from_name": "videoLabels", "to_name": "video", "origin": "prediction",
                                 "value": ["ranges": [["start": first, "end": last]], "timelinelabels": [s.label]] as [String: Any]])
             }
-            let path = clip.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? clip
+            // A query value: '&', '+', '=', '#' and '?' escaped too, or Label Studio splits the name there.
+            let path = clip.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? clip
             tasks.append(["data": ["video": "/data/local-files/?d=" + path], "predictions": [["model_version": modelVersion, "result": results] as [String: Any]]])
         }
         return try JSONSerialization.data(withJSONObject: tasks, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
+
+    static let queryValue = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&+=#?"))
 
     /// The labeling config for those tasks: the classes as labels and the frame rate declared.
     public static func labelConfig(classes: [String], frameRate: Double) -> String {

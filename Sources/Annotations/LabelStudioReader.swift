@@ -122,11 +122,11 @@ struct LabelStudioReader {
         return out
     }
 
-    /// The frame rate of the task's video: --frame-rate, else the <Video> tag's frameRate (a number,
-    /// or $key read from the task's data); nil (reported) when neither says.
+    /// The frame rate of the task's video: the <Video> tag's frameRate (a number, or $key read from the
+    /// task's data), else --frame-rate; nil (reported) when neither says.
     private mutating func frameRate(_ tag: VideoTag?, data: [String: Any], task: String) -> Double? {
-        if let fps = options.frameRate { return fps }
         guard let declared = tag?.frameRate else {
+            if let fps = options.frameRate { return fps }
             log.add(.error, .frameRateUnknown, file: file,
                     "\(task): the frame rate its ranges are counted in is unknown: Label Studio's export does not record it" +
                         (options.labelConfig == nil ? "" : ", and the labeling config's <Video> has no frameRate (Label Studio then assumes 24)"),
@@ -145,7 +145,9 @@ struct LabelStudioReader {
                     hint: "give --frame-rate N")
             return nil
         }
-        if fps < 1 { fps = 1 / fps }   // as Label Studio reads it: a frame's duration
+        // As Label Studio's Video tag reads it (web/libs/editor/src/tags/object/Video/Video.js): a value
+        // under 1 is a frame's duration.
+        if fps < 1 { fps = 1 / fps }
         return fps
     }
 

@@ -35,10 +35,12 @@ struct MediaLocator {
         var tried: [String] = []
         for w in written {
             guard let path = Self.path(from: w) else { continue }
-            let full = path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
-            let resolved = (full as NSString).standardizingPath
+            // `.` and `..` resolved on the text, symbolic links kept (as the root's own path keeps them;
+            // NSString's standardizingPath would resolve them and put the clip "outside" a linked root).
+            let resolved = URL(fileURLWithPath: path.hasPrefix("/") ? path : folder + "/" + path).standardizedFileURL.path
             tried.append(resolved)
-            if FileManager.default.fileExists(atPath: resolved) { return under(resolved) }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDir), !isDir.boolValue { return under(resolved) }
         }
         // By name, under the media root.
         let names = Set(written.compactMap { Self.path(from: $0) }.map { ($0 as NSString).lastPathComponent }).filter { !$0.isEmpty }

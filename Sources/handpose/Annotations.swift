@@ -1,7 +1,9 @@
 import Annotations
 import ArgumentParser
+import Datasets
 import FileSystem
 import Foundation
+import Keypoints
 import VideoIO
 
 /// `handpose annotations`: annotation files between the tools people annotate with.
@@ -9,7 +11,7 @@ struct AnnotationsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "annotations",
         abstract: "Annotation files between Create ML (CSV, JSON), ELAN (.eaf) and Label Studio (JSON).",
-        subcommands: [Convert.self])
+        subcommands: [Convert.self, Suggest.self])
 }
 
 /// What `convert` writes.
@@ -24,10 +26,10 @@ struct Convert: ParsableCommand {
         discussion: """
         IN is read as validate reads it (its format from its content; a folder of .eaf files is an ELAN corpus). \
         Labels, times (to the millisecond; Label Studio counts whole frames) and clip paths are kept: a round trip gives \
-        the same segments. ELAN output is a folder with one .eaf per clip (OUT/<clip path>.eaf), linking the clip by a \
+        the same segments. ELAN output is a folder with one .eaf per clip (or one .eaf file for one clip) (OUT/<clip path>.eaf), linking the clip by a \
         relative and an absolute path; overlapping segments of one clip go to further tiers. Label Studio output is a \
         task file with predictions (Label Studio imports them as pre-annotations) and, beside it, \
-        OUT.label-config.xml, the labeling config declaring --frame-rate. Clips without start or end are opened for \
+        OUT.label-config.xml, the labeling config declaring --output-frame-rate. Clips without start or end are opened for \
         their duration. Exit 2 when IN has errors (nothing is written).
         """)
 
@@ -43,13 +45,18 @@ struct Convert: ParsableCommand {
     @Option(help: "Folder the clip paths are relative to (the folder given to extract). Default: IN's folder (or IN itself, a folder).", completion: .directory)
     var root: String?
 
-    @OptionGroup(title: "ELAN and Label Studio") var formatFlags: AnnotationFlags
+    @OptionGroup(title: "ELAN and Label Studio (reading IN)") var formatFlags: AnnotationFlags
+
+    @Option(help: "Label Studio output: the frame rate the project declares (ranges are written in its frames).")
+    var outputFrameRate: Double?
 
     @Flag(help: "Replace an existing output.")
     var overwrite = false
 
-    var target: AnnotationTarget {
-        if let to { return to }
+    var target: AnnotationTarget { to ?? Self.target(of: output) }
+
+    /// The format `output` asks for by its name: .csv, .json, otherwise ELAN.
+    static func target(of output: String) -> AnnotationTarget {
         switch (output as NSString).pathExtension.lowercased() {
         case "csv", "txt": return .csv
         case "json": return .json
@@ -58,9 +65,10 @@ struct Convert: ParsableCommand {
     }
 
     func validate() throws {
-        if target == .labelStudio && formatFlags.frameRate == nil {
-            throw ValidationError("--to label-studio counts frames: give --frame-rate (the rate the Label Studio project declares)")
+        if target == .labelStudio && outputFrameRate == nil {
+            throw ValidationError("--to label-studio counts frames: give --output-frame-rate (the rate the Label Studio project declares)")
         }
+        if let r = outputFrameRate, !(r > 0) { throw ValidationError("--output-frame-rate must be positive") }
     }
 
     func run() throws {
@@ -68,9 +76,8 @@ struct Convert: ParsableCommand {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(input): no such file or folder") }
         let rootURL = root.map { URL(fileURLWithPath: $0) }
-        var set = isDir.boolValue ? AnnotationSource.load(elanFolder: url, root: rootURL, options: formatFlags.options)
+        let set = isDir.boolValue ? AnnotationSource.load(folder: url, poses: false, root: rootURL, options: formatFlags.options)
                                   : AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
-        if isDir.boolValue && AnnotationSource.elanFiles(in: url).isEmpty { throw RuntimeFailure("\(input): a folder holding no .eaf files", code: ToolExit.dataErrors) }
         for d in set.warnings { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
         guard set.errors.isEmpty else {
             for d in set.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
@@ -81,30 +88,59 @@ struct Convert: ParsableCommand {
         if FileManager.default.fileExists(atPath: out.path) && !overwrite {
             throw RuntimeFailure("\(output) exists; add --overwrite to replace it")
         }
-        do {
-            switch target {
-            case .csv: try AtomicFile.write(Data(AnnotationWriter.csv(set.segments).utf8), to: out)
-            case .json: try AtomicFile.write(AnnotationWriter.json(set.segments), to: out)
-            case .labelStudio:
-                let fps = formatFlags.frameRate!
-                try AtomicFile.write(LabelStudioWriter.tasks(set.segments, frameRate: fps, modelVersion: "handpose \(Handpose.version)"), to: out)
-                let config = out.deletingPathExtension().appendingPathExtension("label-config.xml")
-                try AtomicFile.write(Data(LabelStudioWriter.labelConfig(classes: set.classes, frameRate: fps).utf8), to: config)
-                print("wrote \(output) (\(set.segments.count) segments) and \(config.path), the labeling config to paste into the project")
-                return
-            case .eaf:
-                try writeElan(&set.segments, into: out)
-            }
-        } catch let e as RuntimeFailure { throw e } catch {
-            throw RuntimeFailure("cannot write \(output): \(error)")
-        }
-        print("wrote \(output) (\(set.segments.count) segments, \(set.classes.count) classes)")
+        print(try Self.write(set.segments, to: out, as: target, frameRate: outputFrameRate, overwrite: overwrite))
     }
 
-    /// One .eaf per clip under `folder`, named by the clip's path; open ends filled from the clip.
-    func writeElan(_ segments: inout [Segment], into folder: URL) throws {
+    /// Writes `segments` as `target` at `out` (ELAN: a file for one clip named .eaf, else a folder of one
+    /// .eaf per clip; Label Studio: the tasks and, beside them, the labeling config); says what it wrote.
+    static func write(_ segments: [Segment], to out: URL, as target: AnnotationTarget, frameRate: Double?, overwrite: Bool) throws -> String {
+        let classes = Set(segments.map(\.label)).sorted()
+        do {
+            switch target {
+            case .csv: try AtomicFile.write(Data(AnnotationWriter.csv(segments).utf8), to: out)
+            case .json: try AtomicFile.write(AnnotationWriter.json(segments), to: out)
+            case .labelStudio:
+                guard let fps = frameRate else { throw RuntimeFailure("Label Studio counts frames: give its frame rate", code: ToolExit.usage) }
+                let config = out.deletingPathExtension().appendingPathExtension("label-config.xml")
+                if FileManager.default.fileExists(atPath: config.path) && !overwrite {
+                    throw RuntimeFailure("\(config.path) exists; add --overwrite to replace it")
+                }
+                try AtomicFile.write(LabelStudioWriter.tasks(segments, frameRate: fps, modelVersion: "handpose \(Handpose.version)"), to: out)
+                try AtomicFile.write(Data(LabelStudioWriter.labelConfig(classes: classes, frameRate: fps).utf8), to: config)
+                return "wrote \(out.path) (\(segments.count) segments) and \(config.path), the labeling config to paste into the project"
+            case .eaf where out.pathExtension.lowercased() == "eaf":
+                try writeElan(segments, into: out)
+            case .eaf:
+                // The folder is written beside its place and moved there whole: a replaced folder keeps no
+                // .eaf of an earlier run, and a failure part-way leaves the old one as it was.
+                let staged = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).\(getpid()).partial")
+                try? FileManager.default.removeItem(at: staged)
+                do { try writeElan(segments, into: staged) } catch { try? FileManager.default.removeItem(at: staged); throw error }
+                if FileManager.default.fileExists(atPath: out.path) {
+                    let old = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).\(getpid()).old")
+                    try FileManager.default.moveItem(at: out, to: old)
+                    try FileManager.default.moveItem(at: staged, to: out)
+                    try? FileManager.default.removeItem(at: old)
+                } else {
+                    try FileManager.default.moveItem(at: staged, to: out)
+                }
+            }
+        } catch let e as RuntimeFailure { throw e } catch {
+            throw RuntimeFailure("cannot write \(out.path): \(error)")
+        }
+        return "wrote \(out.path) (\(segments.count) segments, \(classes.count) classes)"
+    }
+
+    /// One .eaf per clip under `folder`, named by the clip's path (or the file `folder` itself, named
+    /// .eaf, for one clip); open ends filled from the clip.
+    static func writeElan(_ segments: [Segment], into folder: URL) throws {
         var byClip: [String: [Segment]] = [:]
         for s in segments { byClip[s.videoPath, default: []].append(s) }
+        let single = folder.pathExtension.lowercased() == "eaf"
+        if single && byClip.count > 1 {
+            throw RuntimeFailure("\(folder.path): an ELAN file describes one clip, and these segments name \(byClip.count); give a folder (one .eaf per clip)",
+                                 code: ToolExit.usage)
+        }
         for (path, list) in byClip.sorted(by: { $0.key < $1.key }) {
             var list = list
             if list.contains(where: { $0.start == nil || $0.end == nil }) {
@@ -114,9 +150,87 @@ struct Convert: ParsableCommand {
                 }
                 for k in list.indices { list[k].start = list[k].start ?? 0; list[k].end = list[k].end ?? duration }
             }
-            let eaf = folder.appendingPathComponent(path + ".eaf")
+            let eaf = single ? folder : folder.appendingPathComponent(path + ".eaf")
             try FileManager.default.createDirectory(at: eaf.deletingLastPathComponent(), withIntermediateDirectories: true)
             try AtomicFile.write(Data(ElanWriter.document(list, clip: list[0].videoFile, savedAt: eaf).utf8), to: eaf)
         }
+    }
+}
+
+struct Suggest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draft segments where a hand is present and moving, from keypoint files, for annotators to correct in ELAN or Label Studio.",
+        discussion: """
+        A hand moves when its joints move relative to its wrist, or its wrist moves, faster than --min-speed palm sizes \
+        a second (each hand against itself in its own track); pauses shorter than --merge-gap are bridged and drafts \
+        shorter than --min-duration dropped. Each draft gets the label --label, to be corrected. Written as convert \
+        writes (an .eaf for one clip or a folder of them, Label Studio tasks with predictions, Create ML CSV or JSON).
+        """)
+
+    @Argument(help: "Keypoint files (.hands.json), or folders of them (searched with their sub-folders).", completion: .file())
+    var keypoints: [String]
+
+    @Option(name: .shortAndLong, help: "Output: drafts.eaf (one clip), a folder (one .eaf per clip), tasks.json with --to label-studio, or .csv / .json.", completion: .file())
+    var output: String
+
+    @Option(help: "The folder the clips were extracted from (keypoint files name their clips relative to it).", completion: .directory)
+    var root: String
+
+    @Option(help: "Format to write (default: from the output's name; label-studio must be asked for).")
+    var to: AnnotationTarget?
+
+    @Option(help: "The drafts' label.") var label = "gesture"
+    @Option(help: "Palm sizes a second above which a hand is moving.") var minSpeed = DraftSegments.Settings().minSpeed
+    @Option(help: "Seconds: a shorter pause does not end a draft.") var mergeGap = DraftSegments.Settings().mergeGap
+    @Option(help: "Seconds: shorter drafts are dropped.") var minDuration = DraftSegments.Settings().minDuration
+    @Option(help: "Label Studio: the frame rate of the project (default: the clips' own, when they share one).") var frameRate: Double?
+    @Flag(help: "Replace an existing output.") var overwrite = false
+
+    func validate() throws {
+        guard minSpeed > 0, mergeGap >= 0, minDuration >= 0 else { throw ValidationError("--min-speed must be positive, --merge-gap and --min-duration not negative") }
+        guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
+    }
+
+    func run() throws {
+        var files: [URL] = []
+        for k in keypoints {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: k, isDirectory: &isDir) else { throw RuntimeFailure("\(k): no such file or folder") }
+            if isDir.boolValue {
+                let walk = FileManager.default.enumerator(at: URL(fileURLWithPath: k), includingPropertiesForKeys: nil)
+                while let url = walk?.nextObject() as? URL { if url.lastPathComponent.hasSuffix(".hands.json") { files.append(url) } }
+            } else { files.append(URL(fileURLWithPath: k)) }
+        }
+        guard !files.isEmpty else { throw RuntimeFailure("no keypoint files (.hands.json) in \(keypoints.joined(separator: ", "))") }
+        var settings = DraftSegments.Settings()
+        settings.minSpeed = minSpeed; settings.mergeGap = mergeGap; settings.minDuration = minDuration
+        let base = URL(fileURLWithPath: root).standardizedFileURL
+        var segments: [Segment] = []
+        var rates = Set<Double>()
+        var failed = 0
+        for url in files.sorted(by: { $0.path < $1.path }) {
+            let file: KeypointFile
+            do { file = try KeypointFile.load(url) } catch {
+                FileHandle.standardError.write(Data("error: \(url.path): \(error)\n".utf8)); failed += 1; continue
+            }
+            if let fps = file.video.fps { rates.insert(fps) }
+            let clip = base.appendingPathComponent(file.source.path).path
+            for d in DraftSegments.suggest(file, settings: settings) {
+                segments.append(Segment(videoFile: clip, videoPath: file.source.path, label: label, start: (d.start * 1000).rounded() / 1000,
+                                        end: (d.end * 1000).rounded() / 1000, source: url.path, line: nil))
+            }
+        }
+        let target = to ?? Convert.target(of: output)
+        let out = URL(fileURLWithPath: output)
+        if FileManager.default.fileExists(atPath: out.path) && !overwrite { throw RuntimeFailure("\(output) exists; add --overwrite to replace it") }
+        guard !segments.isEmpty else { throw RuntimeFailure("no hand moved in \(files.count - failed) keypoint files: no drafts (try a lower --min-speed)", code: ToolExit.dataErrors) }
+        var fps = frameRate
+        if target == .labelStudio && fps == nil {
+            guard rates.count == 1 else { throw RuntimeFailure("the clips have \(rates.count) frame rates; give --frame-rate, the one the Label Studio project declares", code: ToolExit.usage) }
+            fps = rates.first
+        }
+        let clips = Set(segments.map(\.videoPath)).count
+        print(try Convert.write(segments, to: out, as: target, frameRate: fps, overwrite: overwrite) + " from \(clips) of \(files.count) clips")
+        if failed > 0 { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

@@ -257,9 +257,8 @@ struct ExportActions: ParsableCommand {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(annotations): no such file or folder") }
         let rootURL = root.map { URL(fileURLWithPath: $0) }
-        var set = !isDir.boolValue ? AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
-            : AnnotationSource.elanFiles(in: url).isEmpty ? AnnotationSource.load(labelledFolder: url, poses: false)
-            : AnnotationSource.load(elanFolder: url, root: rootURL, options: formatFlags.options)
+        var set = isDir.boolValue ? AnnotationSource.load(folder: url, poses: false, root: rootURL, options: formatFlags.options)
+                                  : AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
         Validator().check(&set)
         guard set.errors.isEmpty else {
             for d in set.errors { print(d) }

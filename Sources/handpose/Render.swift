@@ -27,7 +27,6 @@ struct Render: ParsableCommand {
     @Option(help: "Frames on the contact sheet.") var sheetFrames = 12
     @Option(help: "Plot this keypoint file over time.", completion: .file(extensions: ["json"])) var timeline: String?
     @Option(help: "Annotation file whose segments are drawn as bands on the timeline.", completion: .file(extensions: ["csv", "json"])) var annotations: String?
-    @OptionGroup(title: "ELAN and Label Studio (--annotations)") var formatFlags: AnnotationFlags
 
     func validate() throws {
         if timeline == nil {
@@ -127,7 +126,7 @@ struct Render: ParsableCommand {
         let file = try KeypointFile.load(URL(fileURLWithPath: path))
         var bands: [Timeline.Band] = []
         if let annotations {
-            let set = AnnotationSource.load(annotationFile: URL(fileURLWithPath: annotations), options: formatFlags.options)
+            let set = AnnotationSource.load(annotationFile: URL(fileURLWithPath: annotations))
             if let error = set.errors.first { throw RuntimeFailure(error.description, code: ToolExit.dataErrors) }
             let segments = try Self.segments(of: file, in: set.segments)
             bands = segments.map { Timeline.Band(label: $0.label, colorIndex: set.classes.firstIndex(of: $0.label) ?? 0, start: $0.start, end: $0.end) }

@@ -61,11 +61,9 @@ struct Validate: ParsableCommand {
             throw RuntimeFailure("\(annotations): no such file or folder")
         }
         var set: AnnotationSet
-        if isDir.boolValue && !poses && !AnnotationSource.elanFiles(in: url).isEmpty {
-            set = AnnotationSource.load(elanFolder: url, root: root.map { URL(fileURLWithPath: $0) }, options: formatFlags.options,
+        if isDir.boolValue {
+            set = AnnotationSource.load(folder: url, poses: poses, root: root.map { URL(fileURLWithPath: $0) }, options: formatFlags.options,
                                         maxDiagnosticsPerKind: maxDiagnostics)
-        } else if isDir.boolValue {
-            set = AnnotationSource.load(labelledFolder: url, poses: poses, maxDiagnosticsPerKind: maxDiagnostics)
         } else {
             var columns = AnnotationColumns()
             columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn

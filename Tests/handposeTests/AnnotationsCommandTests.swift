@@ -14,13 +14,14 @@ final class AnnotationsCommandTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
-    /// The segments of a Create ML CSV, as a set of (clip, label, start, end) with times in milliseconds.
-    func segments(_ csv: URL) throws -> Set<[String]> {
+    /// The segments of a Create ML CSV as (clip, label, start, end), times in milliseconds, sorted (the
+    /// order of clips may change; a segment lost or doubled may not).
+    func segments(_ csv: URL) throws -> [[String]] {
         let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").dropFirst()
-        return Set(lines.map { line in
+        return lines.map { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             return [f[0], f[1]] + f[2...3].map { Double($0).map { String(Int(($0 * 1000).rounded())) } ?? "" }
-        })
+        }.sorted { $0.joined(separator: "\u{1}") < $1.joined(separator: "\u{1}") }
     }
 
     func handpose(_ arguments: [String]) throws -> String {
@@ -41,7 +42,7 @@ final class AnnotationsCommandTests: XCTestCase {
         XCTAssertEqual(try segments(dir.appendingPathComponent("from-eaf.csv")), want)
         // Label Studio at the clips' 15 fps, read back with the labeling config written beside it.
         let ls = dir.appendingPathComponent("tasks.json")
-        let lsText = try handpose(["annotations", "convert", csv.path, "-o", ls.path, "--to", "label-studio", "--frame-rate", "15"])
+        let lsText = try handpose(["annotations", "convert", csv.path, "-o", ls.path, "--to", "label-studio", "--output-frame-rate", "15"])
         XCTAssertTrue(lsText.contains("tasks.label-config.xml"), lsText)
         _ = try handpose(["annotations", "convert", ls.path, "--root", root, "--label-config", dir.appendingPathComponent("tasks.label-config.xml").path,
                           "-o", dir.appendingPathComponent("from-ls.csv").path])
@@ -50,10 +51,14 @@ final class AnnotationsCommandTests: XCTestCase {
         _ = try handpose(["annotations", "convert", csv.path, "-o", dir.appendingPathComponent("a.json").path])
         _ = try handpose(["annotations", "convert", dir.appendingPathComponent("a.json").path, "--root", root, "-o", dir.appendingPathComponent("from-json.csv").path])
         XCTAssertEqual(try segments(dir.appendingPathComponent("from-json.csv")), want)
+        // A replaced ELAN folder keeps no file of the earlier run.
+        try Data().write(to: dir.appendingPathComponent("eaf/stale.eaf"))
+        _ = try handpose(["annotations", "convert", csv.path, "-o", dir.appendingPathComponent("eaf").path, "--overwrite"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("eaf/stale.eaf").path))
         // Label Studio without a frame rate is refused as a usage error; an existing output is kept.
         let (code, text) = try ToolRunner.run(["annotations", "convert", csv.path, "-o", ls.path, "--to", "label-studio"])
         XCTAssertEqual(code, 64, text)
-        let (exists, existsText) = try ToolRunner.run(["annotations", "convert", csv.path, "-o", ls.path, "--to", "label-studio", "--frame-rate", "15"])
+        let (exists, existsText) = try ToolRunner.run(["annotations", "convert", csv.path, "-o", ls.path, "--to", "label-studio", "--output-frame-rate", "15"])
         XCTAssertEqual(exists, 3, existsText)
     }
 
@@ -122,5 +127,42 @@ final class AnnotationsCommandTests: XCTestCase {
         let (ok, okText) = try ToolRunner.run(["validate", eaf.path, "--tier", "LH", "--label-map", "rest=Background"])
         XCTAssertEqual(ok, 0, okText)
         XCTAssertTrue(okText.contains("Background"), okText)
+    }
+}
+
+/// `annotations suggest` on Samples' keypoints: drafts ELAN and Label Studio read back.
+final class SuggestCommandTests: XCTestCase {
+    func testDraftsLoadInELANsAndLabelStudiosFormat() throws {
+        let models = try ToolRunner.models()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("suggest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let samples = AnnotationsCommandTests.samples.path, kp = dir.appendingPathComponent("kp").path
+        let (x, xText) = try ToolRunner.run(["extract", samples, "-r", "-o", kp, "--models", models, "--quiet"])
+        XCTAssertEqual(x, 0, xText)
+        // One clip into one .eaf: the wave moves throughout, so a draft covers most of it.
+        let eaf = dir.appendingPathComponent("wave_0.eaf").path
+        let (s, sText) = try ToolRunner.run(["annotations", "suggest", kp + "/actions/wave_0.mp4.hands.json", "--root", samples, "-o", eaf, "--label", "todo"])
+        XCTAssertEqual(s, 0, sText)
+        let (v, vText) = try ToolRunner.run(["annotations", "convert", eaf, "--root", samples, "-o", dir.appendingPathComponent("wave.csv").path])
+        XCTAssertEqual(v, 0, vText)
+        let rows = try String(contentsOf: dir.appendingPathComponent("wave.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertGreaterThanOrEqual(rows.count, 1)
+        let first = rows.first!.split(separator: ",")
+        XCTAssertEqual(first[0], "actions/wave_0.mp4"); XCTAssertEqual(first[1], "todo")
+        XCTAssertGreaterThan(Double(first[3])! - Double(first[2])!, 1.0)
+        // Every clip into Label Studio tasks at the clips' own 15 fps; Background clips get no draft.
+        let ls = dir.appendingPathComponent("drafts.json").path
+        let (l, lText) = try ToolRunner.run(["annotations", "suggest", kp, "--root", samples, "-o", ls, "--to", "label-studio"])
+        XCTAssertEqual(l, 0, lText)
+        let config = dir.appendingPathComponent("drafts.label-config.xml").path
+        XCTAssertTrue(try String(contentsOfFile: config, encoding: .utf8).contains("frameRate=\"15.0\""))
+        let (b, bText) = try ToolRunner.run(["annotations", "convert", ls, "--root", samples, "--label-config", config, "-o", dir.appendingPathComponent("all.csv").path])
+        XCTAssertEqual(b, 0, bText)
+        let all = try String(contentsOf: dir.appendingPathComponent("all.csv"), encoding: .utf8)
+        XCTAssertTrue(all.contains("actions/swipe_left_0.mp4,gesture,"), all)
+        XCTAssertFalse(all.contains("Background"), all)
+        // Many clips into one .eaf is refused (an ELAN file describes one clip).
+        let (many, manyText) = try ToolRunner.run(["annotations", "suggest", kp, "--root", samples, "-o", dir.appendingPathComponent("all.eaf").path])
+        XCTAssertEqual(many, 64, manyText)
     }
 }

@@ -83,6 +83,17 @@ final class DeployTests: XCTestCase {
         XCTAssertTrue(plan.contains("hash of its relative path"))
     }
 
+    /// README's Requirements names the run-time packages the image and the tarball are built and tested with.
+    func testRequirementsNameTheRuntimePackages() throws {
+        let readme = try text("README.md")
+        let requirements = readme.components(separatedBy: "## Requirements").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        XCTAssertFalse(requirements.isEmpty, "README has a Requirements section")
+        for package in try text("scripts/runtime-packages.txt").split(separator: "\n") where !package.hasPrefix("#") {
+            XCTAssertTrue(requirements.contains(String(package)), "README's Requirements names \(package)")
+        }
+        for needed in ["make image", "make dist", "apptainer build", "Swift 6"] { XCTAssertTrue(requirements.contains(needed), needed) }
+    }
+
     /// No file in deploy/ that no test runs or checks: each is named in a test's source.
     func testEveryDeployFileIsCheckedByATest() throws {
         let deploy = Self.root.appendingPathComponent("deploy")

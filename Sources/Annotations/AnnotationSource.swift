@@ -47,6 +47,17 @@ public enum AnnotationSource {
         return out.sorted { $0.path < $1.path }
     }
 
+    /// What `url` holds: an annotation file (its format from its content) or a folder (see
+    /// `load(folder:)`); nil when there is nothing at `url`.
+    public static func load(fileOrFolder url: URL, poses: Bool = false, root: URL? = nil, columns: AnnotationColumns = AnnotationColumns(),
+                            options: AnnotationOptions = AnnotationOptions(), maxDiagnosticsPerKind: Int = 0) -> AnnotationSet? {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { return nil }
+        return isDir.boolValue
+            ? load(folder: url, poses: poses, root: root, options: options, maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+            : load(annotationFile: url, root: root, columns: columns, options: options, maxDiagnosticsPerKind: maxDiagnosticsPerKind)
+    }
+
     /// A folder: an ELAN corpus (its .eaf files, with `options`) or labelled folders (`poses`: of images);
     /// a folder holding both .eaf files and labelled folders of clips is an error, not a silent choice.
     public static func load(folder: URL, poses: Bool, root: URL? = nil, options: AnnotationOptions = AnnotationOptions(),

@@ -72,12 +72,8 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let url = URL(fileURLWithPath: input)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(input): no such file or folder") }
-        let rootURL = root.map { URL(fileURLWithPath: $0) }
-        let set = isDir.boolValue ? AnnotationSource.load(folder: url, poses: false, root: rootURL, options: formatFlags.options)
-                                  : AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
+        guard let set = AnnotationSource.load(fileOrFolder: URL(fileURLWithPath: input), root: root.map { URL(fileURLWithPath: $0) },
+                                              options: formatFlags.options) else { throw RuntimeFailure("\(input): no such file or folder") }
         for d in set.warnings { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
         guard set.errors.isEmpty else {
             for d in set.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }

@@ -253,12 +253,8 @@ struct ExportActions: ParsableCommand {
         var settings = try common.settings()
         settings.fps = fps; settings.window = window; settings.stride = stride
         settings.dropShort = short == .drop; settings.padTail = tail == .pad
-        let url = URL(fileURLWithPath: annotations)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else { throw RuntimeFailure("\(annotations): no such file or folder") }
-        let rootURL = root.map { URL(fileURLWithPath: $0) }
-        var set = isDir.boolValue ? AnnotationSource.load(folder: url, poses: false, root: rootURL, options: formatFlags.options)
-                                  : AnnotationSource.load(annotationFile: url, root: rootURL, options: formatFlags.options)
+        guard var set = AnnotationSource.load(fileOrFolder: URL(fileURLWithPath: annotations), root: root.map { URL(fileURLWithPath: $0) },
+                                              options: formatFlags.options) else { throw RuntimeFailure("\(annotations): no such file or folder") }
         Validator().check(&set)
         guard set.errors.isEmpty else {
             for d in set.errors { print(d) }

@@ -55,20 +55,11 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
-        let url = URL(fileURLWithPath: annotations)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else {
+        var columns = AnnotationColumns()
+        columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn
+        guard var set = AnnotationSource.load(fileOrFolder: URL(fileURLWithPath: annotations), poses: poses, root: root.map { URL(fileURLWithPath: $0) },
+                                              columns: columns, options: formatFlags.options, maxDiagnosticsPerKind: maxDiagnostics) else {
             throw RuntimeFailure("\(annotations): no such file or folder")
-        }
-        var set: AnnotationSet
-        if isDir.boolValue {
-            set = AnnotationSource.load(folder: url, poses: poses, root: root.map { URL(fileURLWithPath: $0) }, options: formatFlags.options,
-                                        maxDiagnosticsPerKind: maxDiagnostics)
-        } else {
-            var columns = AnnotationColumns()
-            columns.video = videoColumn; columns.label = labelColumn; columns.start = startColumn; columns.end = endColumn
-            set = AnnotationSource.load(annotationFile: url, root: root.map { URL(fileURLWithPath: $0) }, columns: columns,
-                                        options: formatFlags.options, maxDiagnosticsPerKind: maxDiagnostics)
         }
         var validator = Validator(window: window, fps: fps)
         validator.openImages = true

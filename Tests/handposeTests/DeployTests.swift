@@ -51,6 +51,51 @@ final class DeployTests: XCTestCase {
         }
     }
 
+    /// SIGTERM to the Slurm script (what `--signal=B:TERM@120` sends before the time limit) reaches
+    /// handpose, which keeps what is done, prints its summary and exits 130, the script's own exit code;
+    /// the staging copy on node-local disk is removed. Run as Slurm runs a batch script, with the array's
+    /// variables set (SlurmTests runs the script under a real Slurm).
+    func testSlurmScriptPassesSIGTERMOnAndKeepsWhatIsDone() throws {
+        let models = try ToolRunner.models()
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sbatch-term-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in"), output = dir.appendingPathComponent("out"), stage = dir.appendingPathComponent("node-local")
+        for copy in 0..<4 {
+            try FileManager.default.createDirectory(at: input.appendingPathComponent("c\(copy)"), withIntermediateDirectories: true)
+            for name in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Samples/actions").path) where name.hasSuffix(".mp4") {
+                try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Samples/actions/\(name)"), to: input.appendingPathComponent("c\(copy)/\(name)"))
+            }
+        }
+        try FileManager.default.createDirectory(at: stage, withIntermediateDirectories: true)
+        let log = dir.appendingPathComponent("task.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [Self.root.appendingPathComponent("deploy/slurm/extract.sbatch").path, input.path, output.path]
+        p.environment = ProcessInfo.processInfo.environment.merging([
+            "HANDPOSE": binary, "HANDPOSE_MODELS": models, "HANDPOSE_CACHE": ToolRunner.cache.path, "HANDPOSE_STAGE": "1", "HANDPOSE_STAGE_DIR": stage.path,
+            "SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "0", "SLURM_CPUS_PER_TASK": "1",
+        ]) { $1 }
+        p.standardOutput = try FileHandle(forWritingTo: log)
+        p.standardError = p.standardOutput
+        try p.run()
+        // SIGTERM once two keypoint files are in place (a guard of two minutes, not a timing test).
+        let deadline = Date().addingTimeInterval(120)
+        func done() -> [String] { ((try? FileManager.default.subpathsOfDirectory(atPath: output.path)) ?? []).filter { $0.hasSuffix(".hands.json") } }
+        while done().count < 2, p.isRunning, Date() < deadline { usleep(10_000) }
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(p.terminationStatus, 130, text)
+        XCTAssertTrue(text.contains("interrupted; run again to resume"), "handpose printed its summary: \(text)")
+        let kept = done()
+        XCTAssertGreaterThanOrEqual(kept.count, 2)
+        XCTAssertLessThan(kept.count, 4 * 14, "stopped before the end: \(text)")
+        XCTAssertFalse(((try? FileManager.default.subpathsOfDirectory(atPath: output.path)) ?? []).contains { $0.hasSuffix(".partial") })
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: stage.path), [], "the staging copy is removed")
+    }
+
     /// deploy/README's plan follows from the extraction rates README reports from `make bench`: per
     /// core, core-hours for 1,000 hours of 30 fps video, and wall time on 10, 100 and 1,000 cores.
     func testPlanFollowsREADMEsMeasuredRates() throws {

@@ -45,7 +45,7 @@ struct ElanReader {
             return nil
         }
         let parser = XMLParser(stream: stream)
-        let collector = Collector(options: options)
+        let collector = Collector()
         parser.delegate = collector
         parser.shouldResolveExternalEntities = false
         if !parser.parse() || collector.notELAN {
@@ -258,7 +258,6 @@ struct ElanReader {
 
     /// The SAX side: elements in, compact records out.
     final class Collector: NSObject, XMLParserDelegate {
-        let options: AnnotationOptions
         var notELAN = false
         var media: [MediaDescriptor] = []
         /// Time slots: `ts<N>` ids (what ELAN writes) by number, others by name; each slot's time (-1: unaligned).
@@ -309,12 +308,9 @@ struct ElanReader {
         private var inValue = false
         private var tier = -1
         private var seenRoot = false
-        private weak var parser: XMLParser?
 
-        init(options: AnnotationOptions) { self.options = options }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
-            self.parser = parser
             let line = parser.lineNumber
             if !seenRoot {
                 seenRoot = true

@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-setup parity fuzz clean install image dist
+.PHONY: setup packages models venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist
 
 setup: packages models venv
 
@@ -54,6 +54,11 @@ bench: build bench-setup parity
 	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --profile && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
+
+# Peak memory and time of validate on a million segments in one file, in each annotation format
+# (README, "Annotations from ELAN and Label Studio"); the files are generated and removed.
+bench-annotations: build
+	$(PY) scripts/annotation_memory.py $(BIN) Samples/actions/grab_0.mp4 --segments 1000000
 
 # Both modes against both MediaPipe references over the shared corpus (../shared/corpus, see its README):
 # the default mode should match MediaPipe Tasks 1.2.2 (reference_tasks/), --legacy the legacy solution

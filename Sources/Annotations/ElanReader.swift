@@ -19,15 +19,48 @@ struct ElanReader {
     var log: DiagnosticLog
 
     struct Tier { var id: String; var type: String; var parent: String?; var line: Int; var annotations = 0 }
-    /// One annotation in 40 bytes: a million of them are read as a CSV's million rows are.
+    /// One annotation in 24 bytes, so that a million of them and their segments take less memory than a
+    /// CSV's million rows (whose segment list grows by doubling).
     struct Annotation {
-        var id: String
+        /// N of an id `aN` (what ELAN writes), or -1 - k for the k-th other id (`Collector.otherIDs`).
+        var id: Int32
         var tier: Int32
         /// Time-slot indices (alignable), or -1 (a REF_ANNOTATION: its parent is in `Collector.refs`).
         var slot1: Int32, slot2: Int32
         /// The value, as an index into `Collector.values` (values repeat: glosses, classes).
         var value: Int32
         var line: Int32
+    }
+    /// The annotations in chunks of 65,536 (1.5 MB), each mapped from the system on its own: growing
+    /// never copies them all, and a chunk already turned into segments is given back to the system
+    /// (`free(chunk:)`) while the rest are. (Chunks from malloc would stay resident once freed: the
+    /// allocator keeps freed blocks inside its heap, where the segment list, one large block, cannot
+    /// reuse them.)
+    final class AnnotationStore {
+        static let shift = 16, mask = (1 << shift) - 1
+        static let chunkBytes = (mask + 1) * MemoryLayout<Annotation>.stride
+        private var chunks: [UnsafeMutablePointer<Annotation>?] = []
+        private(set) var count = 0
+        var indices: Range<Int> { 0..<count }
+        var chunkIndices: Range<Int> { chunks.indices }
+        func indices(ofChunk k: Int) -> Range<Int> { (k << Self.shift)..<min(count, (k + 1) << Self.shift) }
+        subscript(i: Int) -> Annotation { chunks[i >> Self.shift]![i & Self.mask] }
+        func append(_ a: Annotation) {
+            if count & Self.mask == 0 {
+                let memory = mmap(nil, Self.chunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                guard let memory, memory != MAP_FAILED else { fatalError("out of memory reading an ELAN file") }
+                chunks.append(memory.bindMemory(to: Annotation.self, capacity: Self.mask + 1))
+            }
+            (chunks[chunks.count - 1]! + (count & Self.mask)).initialize(to: a)
+            count += 1
+        }
+        /// Gives chunk k back to the system: its annotations must not be read again.
+        func free(chunk k: Int) {
+            guard let p = chunks[k] else { return }
+            munmap(p, Self.chunkBytes)
+            chunks[k] = nil
+        }
+        deinit { for k in chunks.indices { free(chunk: k) } }
     }
     struct MediaDescriptor { var url: String; var relative: String?; var mime: String; var origin: Int64; var line: Int }
 
@@ -59,37 +92,46 @@ struct ElanReader {
         return collector
     }
 
-    /// Tiers chosen, times resolved, labels mapped, media found.
+    /// Tiers chosen, times resolved, labels mapped, media found. The annotations are read in file order
+    /// (a tier's annotations are one run of it, tiers in the order `chooseTiers` gives them), and each
+    /// chunk of them is freed once turned into segments when no annotation's times depend on another's.
     private mutating func segments(_ c: Collector) -> [Segment] {
         guard let chosen = chooseTiers(c) else { return [] }
         guard let (clip, origin) = locateMedia(c) else { return [] }
         var out: [Segment] = []
+        out.reserveCapacity(chosen.reduce(0) { $0 + c.tiers[$1].annotations })
         // Labels by value index, mapped once (nil: dropped by --label-map or empty).
         // Value -1 (no ANNOTATION_VALUE element) reads as the empty value: an error naming the annotation.
-        if c.annotations.contains(where: { $0.value < 0 }) { c.values.append("") }
+        c.values.append("")
         let missing = Int32(c.values.count - 1)
         let labels: [String?] = c.values.map { v in
             let t = v.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !t.isEmpty else { return nil }
             return options.labelMap[t] ?? t
         }
-        for tierIndex in chosen {
-            let tier = c.tiers[tierIndex]
-            let group = "tier \(Diagnostic.quote(tier.id))", shared = group + ", annotation"
-            let first = out.count
-            out.reserveCapacity(out.count + tier.annotations)
-            for i in c.annotations.indices where c.annotations[i].tier == Int32(tierIndex) {
+        var isChosen = [Bool](repeating: false, count: c.tiers.count)
+        for t in chosen { isChosen[t] = true }
+        var tierIndex = -1, first = 0, group = "", shared = ""
+        for chunk in c.annotations.chunkIndices {
+            for i in c.annotations.indices(ofChunk: chunk) {
                 var a = c.annotations[i]
+                guard isChosen[Int(a.tier)] else { continue }
+                if Int(a.tier) != tierIndex {
+                    if tierIndex >= 0 { reportOverlaps(out[first...], shared: shared) }
+                    tierIndex = Int(a.tier)
+                    first = out.count
+                    group = "tier \(Diagnostic.quote(c.tiers[tierIndex].id))"
+                    shared = group + ", annotation"
+                }
                 if a.value < 0 { a.value = missing }
-                let place = "\(group), annotation \(a.id)"
+                let id = c.id(a), place = "\(group), annotation \(id)"
                 guard let (t1, t2) = resolve(i, c) else { continue }
-                let value = c.values[Int(a.value)].trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !value.isEmpty else {
+                guard let label = labels[Int(a.value)] else {
                     log.add(.error, .emptyLabel, file: file, line: Int(a.line), "\(place): empty value",
                             hint: "an empty value is not a class: give it a value in ELAN, or delete it")
                     continue
                 }
-                guard let label = labels[Int(a.value)], !label.isEmpty else { continue }   // dropped by --label-map
+                guard !label.isEmpty else { continue }   // dropped by --label-map
                 if t2 <= t1 {
                     log.add(.error, .startNotBeforeEnd, file: file, line: Int(a.line),
                             "\(place): \(t2 == t1 ? "zero length" : "ends before it starts") (\(t1) ms to \(t2) ms)", hint: "fix its time slots in ELAN")
@@ -98,25 +140,30 @@ struct ElanReader {
                 var s = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: Double(t1 + origin) / 1000,
                                 end: Double(t2 + origin) / 1000, source: file, line: Int(a.line))
                 s.contextGroup = shared
-                s.contextItem = a.id
+                s.contextItem = id
                 out.append(s)
             }
-            // Two annotations of one tier over the same time: the tier is one label at a time. (Checked on
-            // the segments, in 4 bytes an annotation: a million of them hold no second list of times.)
-            var order = [Int32](Int32(first)..<Int32(out.count))
-            order.sort { (out[Int($0)].start!, out[Int($0)].end!) < (out[Int($1)].start!, out[Int($1)].end!) }
-            var reach: Int32?
-            for k in order {
-                let s = out[Int(k)]
-                if let r = reach, s.start! < out[Int(r)].end! {
-                    log.add(.warning, .overlap, file: file, line: s.line,
-                            "\(shared) \(s.contextItem ?? "") overlaps annotation \(out[Int(r)].contextItem ?? "") (\(Self.ms(s.start!)) ms before \(Self.ms(out[Int(r)].end!)) ms)",
-                            hint: "one tier holds one label at a time; put simultaneous labels on separate tiers (one per hand)")
-                }
-                if reach == nil || s.end! > out[Int(reach!)].end! { reach = k }
-            }
+            if !c.dependent { c.annotations.free(chunk: chunk) }
         }
+        if tierIndex >= 0 { reportOverlaps(out[first...], shared: shared) }
         return out
+    }
+
+    /// Two annotations of one tier over the same time: the tier is one label at a time. (Checked on the
+    /// tier's segments, in 4 bytes an annotation: a million of them hold no second list of times.)
+    private mutating func reportOverlaps(_ tier: ArraySlice<Segment>, shared: String) {
+        var order = [Int32](Int32(tier.startIndex)..<Int32(tier.endIndex))
+        order.sort { (tier[Int($0)].start!, tier[Int($0)].end!) < (tier[Int($1)].start!, tier[Int($1)].end!) }
+        var reach: Int32?
+        for k in order {
+            let s = tier[Int(k)]
+            if let r = reach, s.start! < tier[Int(r)].end! {
+                log.add(.warning, .overlap, file: file, line: s.line,
+                        "\(shared) \(s.contextItem ?? "") overlaps annotation \(tier[Int(r)].contextItem ?? "") (\(Self.ms(s.start!)) ms before \(Self.ms(tier[Int(r)].end!)) ms)",
+                        hint: "one tier holds one label at a time; put simultaneous labels on separate tiers (one per hand)")
+            }
+            if reach == nil || s.end! > tier[Int(reach!)].end! { reach = k }
+        }
     }
 
     /// Seconds of a segment back to the file's milliseconds (with the media's origin), for messages.
@@ -168,7 +215,7 @@ struct ElanReader {
     private mutating func resolve(_ i: Int, _ c: Collector) -> (Int64, Int64)? {
         if let t = Self.times(of: i, c, depth: 0) { return t }
         let a = c.annotations[i]
-        let place = "tier \(Diagnostic.quote(c.tiers[Int(a.tier)].id)), annotation \(a.id)"
+        let place = "tier \(Diagnostic.quote(c.tiers[Int(a.tier)].id)), annotation \(c.id(a))"
         if a.slot1 >= 0 {
             let slot = Self.placement(tier: Int(a.tier), c).time(a.slot1) == nil ? a.slot1 : a.slot2
             log.add(.error, .unaligned, file: file, line: Int(a.line),
@@ -186,6 +233,10 @@ struct ElanReader {
     static func times(of i: Int, _ c: Collector, depth: Int) -> (Int64, Int64)? {
         let a = c.annotations[i]
         if a.slot1 >= 0 {
+            // Aligned slots keep their written times (placement moves only unaligned ones): no tier
+            // placement is built for a file whose slots are all aligned.
+            let b = c.slotTime[Int(a.slot1)], e = c.slotTime[Int(a.slot2)]
+            if b >= 0 && e >= 0 { return (b, e) }
             let placed = placement(tier: Int(a.tier), c)
             guard let b = placed.time(a.slot1), let e = placed.time(a.slot2) else { return nil }
             return (b, e)
@@ -224,7 +275,10 @@ struct ElanReader {
     static func placement(tier: Int, _ c: Collector) -> Placement {
         if let known = c.placements[tier] { return known }
         var slots: [Int32] = []
-        for a in c.annotations where a.tier == Int32(tier) && a.slot1 >= 0 { slots.append(a.slot1); slots.append(a.slot2) }
+        for i in c.annotations.indices {
+            let a = c.annotations[i]
+            if a.tier == Int32(tier) && a.slot1 >= 0 { slots.append(a.slot1); slots.append(a.slot2) }
+        }
         slots.sort()
         var order: [Int32] = []
         order.reserveCapacity(slots.count)
@@ -252,7 +306,7 @@ struct ElanReader {
         let byPrevious = Dictionary(members.compactMap { i in c.refs[i]?.previous.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
         guard var current = members.first(where: { c.refs[$0]?.previous == nil }) else { return members }
         var out = [current]
-        while let next = byPrevious[c.annotations[current].id], !out.contains(next) { out.append(next); current = next }
+        while let next = byPrevious[c.id(c.annotations[current])], !out.contains(next) { out.append(next); current = next }
         return out.count == members.count ? out : members
     }
 
@@ -263,13 +317,20 @@ struct ElanReader {
         /// Time slots: `ts<N>` ids (what ELAN writes) by number, others by name; each slot's time (-1: unaligned).
         var slotByNumber: [Int32] = []
         var slotByName: [String: Int32] = [:]
-        var slotNumber: [Int32] = []
         var slotTime: [Int64] = []
+        /// Ids that are not `a<N>`, which `Annotation.id` indexes from -1 down.
+        var otherIDs: [String] = []
         var tiers: [Tier] = []
-        var annotations: [Annotation] = []
-        /// Distinct annotation values, which `Annotation.value` indexes.
+        let annotations = AnnotationStore()
+        /// Set when some annotation's times depend on others' (a REF_ANNOTATION, or an unaligned slot
+        /// placed among its tier's slots): then every annotation is kept until all are resolved.
+        var dependent = false
+        /// Annotation values, which `Annotation.value` indexes: each distinct value once while fewer than
+        /// `internLimit` are known (glosses and classes repeat), then one per annotation, so that a file of
+        /// a million different values does not also hold a million-entry dictionary.
         var values: [String] = []
         private var valueIndex: [String: Int32] = [:]
+        static let internLimit = 4096
         /// REF_ANNOTATIONs' parent and previous annotation, by annotation index.
         var refs: [Int: (parent: String, previous: String?)] = [:]
         var problems: [(Int, String)] = []
@@ -281,7 +342,7 @@ struct ElanReader {
         /// Annotations by id, built when a REF_ANNOTATION needs its parent.
         lazy var annotationIndex: [String: Int] = {
             var index: [String: Int] = [:]
-            for (k, a) in annotations.enumerated() { index[a.id] = k }
+            for k in annotations.indices { index[id(annotations[k])] = k }
             return index
         }()
 
@@ -290,17 +351,31 @@ struct ElanReader {
             if let n = Self.number(id) { return n < slotByNumber.count && slotByNumber[n] >= 0 ? slotByNumber[n] : nil }
             return slotByName[id]
         }
+        /// A slot's id, for messages (the table from slots to numbers is made at the first message).
         func slotName(_ slot: Int32) -> String {
-            let n = slotNumber[Int(slot)]
+            let n = slotNumbers[Int(slot)]
             return n >= 0 ? "ts\(n)" : slotByName.first { $0.value == slot }?.key ?? "#\(slot)"
         }
-        /// N of an id `tsN` (N without leading zeros, below 2^31), else nil.
-        static func number(_ id: String) -> Int? {
-            let u = id.utf8
-            guard u.count > 2, u.count < 12, id.hasPrefix("ts") else { return nil }
-            let digits = u.dropFirst(2)
+        private lazy var slotNumbers: [Int32] = {
+            var numbers = [Int32](repeating: -1, count: slotTime.count)
+            for (n, slot) in slotByNumber.enumerated() where slot >= 0 { numbers[Int(slot)] = Int32(n) }
+            return numbers
+        }()
+        /// An annotation's id as written.
+        func id(_ a: Annotation) -> String { a.id >= 0 ? "a\(a.id)" : otherIDs[Int(-1 - a.id)] }
+        /// N of an id `<prefix>N` (N without leading zeros, below 2^31), else nil.
+        static func number(_ id: String, prefix: String = "ts") -> Int? {
+            let u = id.utf8, p = prefix.utf8.count
+            guard u.count > p, u.count < p + 10, id.hasPrefix(prefix) else { return nil }
+            let digits = u.dropFirst(p)
             guard digits.first != UInt8(ascii: "0") || digits.count == 1, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-            return Int(id.dropFirst(2)).flatMap { $0 < Int(Int32.max) ? $0 : nil }
+            return Int(id.dropFirst(p)).flatMap { $0 < Int(Int32.max) ? $0 : nil }
+        }
+        /// The compact form of an annotation id (`Annotation.id`).
+        private func compactID(_ id: String) -> Int32 {
+            if let n = Self.number(id, prefix: "a") { return Int32(n) }
+            otherIDs.append(id)
+            return Int32(-otherIDs.count)
         }
         private var current: Annotation?
         private var currentRef: (parent: String, previous: String?)?
@@ -341,10 +416,8 @@ struct ElanReader {
                 if let n = Self.number(id), n < 50_000_000 {
                     if n >= slotByNumber.count { slotByNumber += [Int32](repeating: -1, count: max(n + 1 - slotByNumber.count, slotByNumber.count)) }
                     slotByNumber[n] = index
-                    slotNumber.append(Int32(n))
                 } else {
                     slotByName[id] = index
-                    slotNumber.append(-1)
                 }
                 slotTime.append(t)
             case "TIER":
@@ -356,10 +429,10 @@ struct ElanReader {
                     problems.append((line, "tier \(Diagnostic.quote(tiers.last?.id ?? "")), annotation \(id): a time slot it names is not in TIME_ORDER"))
                     return
                 }
-                current = Annotation(id: id, tier: Int32(tier), slot1: s1, slot2: s2, value: -1, line: Int32(line))
+                current = Annotation(id: compactID(id), tier: Int32(tier), slot1: s1, slot2: s2, value: -1, line: Int32(line))
                 currentRef = nil
             case "REF_ANNOTATION":
-                current = Annotation(id: a["ANNOTATION_ID"] ?? "", tier: Int32(tier), slot1: -1, slot2: -1, value: -1, line: Int32(line))
+                current = Annotation(id: compactID(a["ANNOTATION_ID"] ?? ""), tier: Int32(tier), slot1: -1, slot2: -1, value: -1, line: Int32(line))
                 currentRef = (a["ANNOTATION_REF"] ?? "", a["PREVIOUS_ANNOTATION"])
             case "ANNOTATION_VALUE":
                 inValue = true
@@ -377,12 +450,13 @@ struct ElanReader {
                 if let known = valueIndex[text] { current?.value = known } else {
                     let k = Int32(values.count)
                     values.append(text)
-                    valueIndex[text] = k
+                    if valueIndex.count < Self.internLimit { valueIndex[text] = k }
                     current?.value = k
                 }
             case "ALIGNABLE_ANNOTATION", "REF_ANNOTATION":
                 guard let a = current, tier >= 0 else { return }
-                if let r = currentRef { refs[annotations.count] = r }
+                if let r = currentRef { refs[annotations.count] = r; dependent = true }
+                if a.slot1 >= 0 && (slotTime[Int(a.slot1)] < 0 || slotTime[Int(a.slot2)] < 0) { dependent = true }
                 annotations.append(a)
                 tiers[tier].annotations += 1
                 current = nil

@@ -42,36 +42,59 @@ struct JSONEntryReader {
     private var position = 0
     private var line = 1
     private var column = 1
+    /// The bytes passed over while an element is being captured (`readElements`).
+    private var recording: [UInt8]?
 
     init(chunks nextChunk: @escaping () -> [UInt8]?) { self.nextChunk = nextChunk }
 
     /// Calls `element` for each element of the root array, in order; returns what stopped it early, if anything.
     mutating func read(_ element: (JSONElement) -> Void) -> JSONProblem? {
+        readRoot(objectRoot: false) { r, line in
+            if r.peek() == UInt8(ascii: "{") {
+                element(JSONElement(line: line, members: try r.readObject()))
+            } else {
+                try r.skipValue(depth: 1)
+                element(JSONElement(line: line, members: nil))
+            }
+        }
+    }
+
+    /// Calls `element` with each element of the root array as JSON text of its own, and the line it
+    /// starts on (a root object is the one element), for files whose elements are parsed one by one:
+    /// the file is checked as it is read, and only one element is ever held.
+    mutating func readElements(_ element: (_ line: Int, _ json: [UInt8]) -> Void) -> JSONProblem? {
+        readRoot(objectRoot: true) { r, line in
+            r.recording = []
+            try r.skipValue(depth: 1)
+            element(line, r.recording ?? [])
+            r.recording = nil
+        }
+    }
+
+    /// The root array, each element read by `each` from its first byte (given the line it starts on).
+    private mutating func readRoot(objectRoot: Bool, _ each: (inout JSONEntryReader, Int) throws -> Void) -> JSONProblem? {
         do {
             skipSpace()
             guard let first = peek() else { throw fail("a JSON array") }
-            guard first == UInt8(ascii: "[") else {
+            if objectRoot && first == UInt8(ascii: "{") {
+                try each(&self, line)
+            } else if first != UInt8(ascii: "[") {
                 try skipValue(depth: 0)
                 skipSpace()
                 if peek() != nil { throw fail("the end of the file") }
                 return .rootNotArray
-            }
-            advance()
-            skipSpace()
-            if peek() == UInt8(ascii: "]") { advance() } else {
-                while true {
-                    skipSpace()
-                    let startLine = line
-                    if peek() == UInt8(ascii: "{") {
-                        element(JSONElement(line: startLine, members: try readObject()))
-                    } else {
-                        try skipValue(depth: 1)
-                        element(JSONElement(line: startLine, members: nil))
+            } else {
+                advance()
+                skipSpace()
+                if peek() == UInt8(ascii: "]") { advance() } else {
+                    while true {
+                        skipSpace()
+                        try each(&self, line)
+                        skipSpace()
+                        guard let b = next() else { throw fail("',' or ']' after an entry") }
+                        if b == UInt8(ascii: "]") { break }
+                        if b != UInt8(ascii: ",") { throw fail("',' or ']' after an entry", back: true) }
                     }
-                    skipSpace()
-                    guard let b = next() else { throw fail("',' or ']' after an entry") }
-                    if b == UInt8(ascii: "]") { break }
-                    if b != UInt8(ascii: ",") { throw fail("',' or ']' after an entry", back: true) }
                 }
             }
             skipSpace()
@@ -98,6 +121,7 @@ struct JSONEntryReader {
     private mutating func advance() {
         guard let b = peek() else { return }
         position += 1
+        recording?.append(b)
         if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
     }
 

@@ -26,20 +26,11 @@ struct LabelStudioReader {
     struct VideoTag { var name: String; var valueKey: String?; var frameRate: String? }
 
     mutating func read() -> [Segment] {
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
             log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
             return []
         }
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            log.add(.error, .jsonSyntax, file: file, "not valid JSON (\(error.localizedDescription))")
-            return []
-        }
-        let tasks: [Any]
-        if let array = root as? [Any] { tasks = array } else if let one = root as? [String: Any] { tasks = [one] } else {
-            log.add(.error, .jsonShape, file: file, line: 1, "a Label Studio export is an array of tasks")
-            return []
-        }
+        defer { try? handle.close() }
         var tags: [VideoTag] = []
         if let config = options.labelConfig {
             guard let parsed = Self.videoTags(config) else {
@@ -48,86 +39,129 @@ struct LabelStudioReader {
             }
             tags = parsed
         }
+        // Read as a stream, one task at a time (JSONSerialization on a whole export of a million labels
+        // holds gigabytes): the root array is checked as it is read, and only each task is parsed whole.
+        var readError: Error?
+        func chunk() -> [UInt8]? {
+            do {
+                guard let data = try handle.read(upToCount: AnnotationFileReader.chunkSize), !data.isEmpty else { return nil }
+                return [UInt8](data)
+            } catch { readError = error; return nil }
+        }
+        var head = chunk() ?? []
+        while head.count < 4, let more = chunk() { head += more }
+        guard let skip = AnnotationFileReader.encodingPrelude(head, file: file, log: &log) else { return [] }
+        var first: [UInt8]? = Array(head.dropFirst(skip))
+        var reader = JSONEntryReader(chunks: {
+            if let f = first { first = nil; return f }
+            return chunk()
+        })
         var out: [Segment] = []
-        for (position, item) in tasks.enumerated() {
-            guard let task = item as? [String: Any] else {
-                log.add(.error, .jsonShape, file: file, "task \(position + 1) is not an object"); continue
+        var tasks = 0
+        let problem = reader.readElements { line, json in
+            tasks += 1
+            guard let task = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] else {
+                log.add(.error, .jsonShape, file: file, line: line, "task \(tasks) is not an object")
+                return
             }
-            let taskName = "task \(position + 1)" + ((task["id"]).map { " (id \($0))" } ?? "")
-            let data = task["data"] as? [String: Any] ?? [:]
-            // The result to read: the latest annotation not cancelled, else the latest prediction.
-            let annotations = (task["annotations"] as? [[String: Any]] ?? []).filter { ($0["was_cancelled"] as? Bool) != true }
-            let predictions = task["predictions"] as? [[String: Any]] ?? []
-            let chosen: (results: [[String: Any]], what: String)
-            if let a = annotations.max(by: { Self.stamp($0) < Self.stamp($1) }) {
-                chosen = (a["result"] as? [[String: Any]] ?? [], "annotation \(a["id"].map { "\($0)" } ?? "?")")
-            } else if let p = predictions.max(by: { Self.stamp($0) < Self.stamp($1) }) {
-                chosen = (p["result"] as? [[String: Any]] ?? [], "prediction \(p["id"].map { "\($0)" } ?? (p["model_version"].map { "\($0)" } ?? "?"))")
-                log.add(.warning, .predictionsOnly, file: file, "\(taskName): no annotation, so its prediction is read (a draft, not reviewed)")
-            } else {
-                log.add(.warning, .noRows, file: file, "\(taskName): no annotation and no prediction; left out")
-                continue
-            }
-            let timeline = chosen.results.filter { ($0["type"] as? String) == "timelinelabels" }
-            if timeline.isEmpty {
-                log.add(.warning, .noRows, file: file, "\(taskName), \(chosen.what): no timelinelabels result; left out",
-                        hint: "handpose reads video projects labelled with <TimelineLabels>")
-                continue
-            }
-            // The video: the key of the <Video> the results point at, else the task's one string value.
-            let toName = timeline.first?["to_name"] as? String
-            let tag = tags.first { $0.name == toName } ?? (tags.count == 1 ? tags[0] : nil)
-            let key = tag?.valueKey ?? (data["video"] != nil ? "video" : data.first { $0.value is String }?.key)
-            guard let key, let written = data[key] as? String else {
-                log.add(.error, .emptyVideo, file: file, "\(taskName): no video path in its data" + (tag?.valueKey.map { " (key \(Diagnostic.quote($0)))" } ?? ""))
-                continue
-            }
-            guard let fps = frameRate(tag, data: data, task: taskName) else { continue }
-            let clip: MediaLocator.Found
-            switch media.locate(written: Self.candidates(written, upload: task["file_upload"] as? String), relativeTo: media.mediaRoot) {
-            case .found(let f): clip = f
-            case .failure(let kind, let message, let hint):
-                log.add(.error, kind, file: file, "\(taskName): \(message)", hint: hint)
-                continue
-            }
-            for (k, r) in timeline.enumerated() {
-                let value = r["value"] as? [String: Any] ?? [:]
-                let place = "\(taskName), \(chosen.what), result \(r["id"].map { "\($0)" } ?? "\(k + 1)")"
-                let labels = (value["timelinelabels"] as? [Any] ?? []).compactMap { $0 as? String }
-                let ranges = value["ranges"] as? [[String: Any]] ?? []
-                if labels.isEmpty { log.add(.error, .emptyLabel, file: file, "\(place): no label") }
-                for range in ranges {
-                    guard let s = (range["start"] as? NSNumber)?.doubleValue, let e = (range["end"] as? NSNumber)?.doubleValue else {
-                        log.add(.error, .badTime, file: file, "\(place): a range without start or end frame"); continue
-                    }
-                    guard s >= 1, e >= s else {
-                        log.add(.error, .startNotBeforeEnd, file: file, "\(place): frames \(Int(s)) to \(Int(e)) (frames count from 1; the end is included)")
-                        continue
-                    }
-                    for raw in labels {
-                        let text = raw.trimmingCharacters(in: .whitespaces)
-                        guard !text.isEmpty else { log.add(.error, .emptyLabel, file: file, "\(place): empty label"); continue }
-                        let label = options.labelMap[text] ?? text
-                        if label.isEmpty { continue }
-                        var segment = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: (s - 1) / fps, end: e / fps,
-                                              source: file, line: nil)
-                        segment.contextGroup = place + ","
-                        segment.contextItem = "frames \(Int(s))-\(Int(e)) at \(fps) fps"
-                        out.append(segment)
-                    }
+            read(task: task, position: tasks, line: line, tags: tags, into: &out)
+        }
+        if let readError {
+            log.add(.error, .unreadableFile, file: file, "cannot be read (\(readError.localizedDescription))")
+            return []
+        }
+        switch problem {
+        case let .syntax(line, column, expected)?:
+            log.add(.error, .jsonSyntax, file: file, line: line, column: column, "not valid JSON: expected \(expected)",
+                    hint: "check for a missing comma, bracket or quote near here")
+            return []
+        case let .notUTF8(line, column)?:
+            log.add(.error, .encoding, file: file, line: line, column: column, "not valid UTF-8 text", hint: "re-save it as UTF-8")
+            return []
+        case .rootNotArray?:
+            log.add(.error, .jsonShape, file: file, line: 1, "a Label Studio export is an array of tasks")
+            return []
+        case nil:
+            break
+        }
+        if tasks == 0 { log.add(.error, .noRows, file: file, line: 1, "no tasks: the export is an empty array") }
+        return out
+    }
+
+    /// One task's segments (the task at `position` in the export, starting on `line`).
+    private mutating func read(task: [String: Any], position: Int, line: Int, tags: [VideoTag], into out: inout [Segment]) {
+        let taskName = "task \(position)" + ((task["id"]).map { " (id \($0))" } ?? "")
+        let data = task["data"] as? [String: Any] ?? [:]
+        // The result to read: the latest annotation not cancelled, else the latest prediction.
+        let annotations = (task["annotations"] as? [[String: Any]] ?? []).filter { ($0["was_cancelled"] as? Bool) != true }
+        let predictions = task["predictions"] as? [[String: Any]] ?? []
+        let chosen: (results: [[String: Any]], what: String)
+        if let a = annotations.max(by: { Self.stamp($0) < Self.stamp($1) }) {
+            chosen = (a["result"] as? [[String: Any]] ?? [], "annotation \(a["id"].map { "\($0)" } ?? "?")")
+        } else if let p = predictions.max(by: { Self.stamp($0) < Self.stamp($1) }) {
+            chosen = (p["result"] as? [[String: Any]] ?? [], "prediction \(p["id"].map { "\($0)" } ?? (p["model_version"].map { "\($0)" } ?? "?"))")
+            log.add(.warning, .predictionsOnly, file: file, line: line, "\(taskName): no annotation, so its prediction is read (a draft, not reviewed)")
+        } else {
+            log.add(.warning, .noRows, file: file, line: line, "\(taskName): no annotation and no prediction; left out")
+            return
+        }
+        let timeline = chosen.results.filter { ($0["type"] as? String) == "timelinelabels" }
+        if timeline.isEmpty {
+            log.add(.warning, .noRows, file: file, line: line, "\(taskName), \(chosen.what): no timelinelabels result; left out",
+                    hint: "handpose reads video projects labelled with <TimelineLabels>")
+            return
+        }
+        // The video: the key of the <Video> the results point at, else the task's one string value.
+        let toName = timeline.first?["to_name"] as? String
+        let tag = tags.first { $0.name == toName } ?? (tags.count == 1 ? tags[0] : nil)
+        let key = tag?.valueKey ?? (data["video"] != nil ? "video" : data.first { $0.value is String }?.key)
+        guard let key, let written = data[key] as? String else {
+            log.add(.error, .emptyVideo, file: file, line: line, "\(taskName): no video path in its data" + (tag?.valueKey.map { " (key \(Diagnostic.quote($0)))" } ?? ""))
+            return
+        }
+        guard let fps = frameRate(tag, data: data, task: taskName, line: line) else { return }
+        let clip: MediaLocator.Found
+        switch media.locate(written: Self.candidates(written, upload: task["file_upload"] as? String), relativeTo: media.mediaRoot) {
+        case .found(let f): clip = f
+        case .failure(let kind, let message, let hint):
+            log.add(.error, kind, file: file, line: line, "\(taskName): \(message)", hint: hint)
+            return
+        }
+        for (k, r) in timeline.enumerated() {
+            let value = r["value"] as? [String: Any] ?? [:]
+            let place = "\(taskName), \(chosen.what), result \(r["id"].map { "\($0)" } ?? "\(k + 1)")"
+            let labels = (value["timelinelabels"] as? [Any] ?? []).compactMap { $0 as? String }
+            let ranges = value["ranges"] as? [[String: Any]] ?? []
+            if labels.isEmpty { log.add(.error, .emptyLabel, file: file, line: line, "\(place): no label") }
+            for range in ranges {
+                guard let s = (range["start"] as? NSNumber)?.doubleValue, let e = (range["end"] as? NSNumber)?.doubleValue else {
+                    log.add(.error, .badTime, file: file, line: line, "\(place): a range without start or end frame"); continue
+                }
+                guard s >= 1, e >= s else {
+                    log.add(.error, .startNotBeforeEnd, file: file, line: line, "\(place): frames \(Int(s)) to \(Int(e)) (frames count from 1; the end is included)")
+                    continue
+                }
+                for raw in labels {
+                    let text = raw.trimmingCharacters(in: .whitespaces)
+                    guard !text.isEmpty else { log.add(.error, .emptyLabel, file: file, line: line, "\(place): empty label"); continue }
+                    let label = options.labelMap[text] ?? text
+                    if label.isEmpty { continue }
+                    var segment = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: (s - 1) / fps, end: e / fps,
+                                          source: file, line: line)
+                    segment.contextGroup = place + ","
+                    segment.contextItem = "frames \(Int(s))-\(Int(e)) at \(fps) fps"
+                    out.append(segment)
                 }
             }
         }
-        if tasks.isEmpty { log.add(.error, .noRows, file: file, line: 1, "no tasks: the export is an empty array") }
-        return out
     }
 
     /// The frame rate of the task's video: the <Video> tag's frameRate (a number, or $key read from the
     /// task's data), else --frame-rate; nil (reported) when neither says.
-    private mutating func frameRate(_ tag: VideoTag?, data: [String: Any], task: String) -> Double? {
+    private mutating func frameRate(_ tag: VideoTag?, data: [String: Any], task: String, line: Int) -> Double? {
         guard let declared = tag?.frameRate else {
             if let fps = options.frameRate { return fps }
-            log.add(.error, .frameRateUnknown, file: file,
+            log.add(.error, .frameRateUnknown, file: file, line: line,
                     "\(task): the frame rate its ranges are counted in is unknown: Label Studio's export does not record it" +
                         (options.labelConfig == nil ? "" : ", and the labeling config's <Video> has no frameRate (Label Studio then assumes 24)"),
                     hint: "give --label-config with the project's labeling config (Settings > Labeling Interface > Code), or --frame-rate N")
@@ -141,7 +175,7 @@ struct LabelStudioReader {
             value = Double(declared)
         }
         guard var fps = value, fps.isFinite, fps > 0 else {
-            log.add(.error, .frameRateUnknown, file: file, "\(task): frameRate \(Diagnostic.quote(declared)) gives no frame rate",
+            log.add(.error, .frameRateUnknown, file: file, line: line, "\(task): frameRate \(Diagnostic.quote(declared)) gives no frame rate",
                     hint: "give --frame-rate N")
             return nil
         }

@@ -174,6 +174,63 @@ final class ElanReaderTests: XCTestCase {
         XCTAssertEqual(load(eaf, tiers: ["right hand"], mediaRoot: clips.appendingPathComponent("day1"), root: clips.appendingPathComponent("day1/x")).errors.first?.kind, .outsideRoot)
     }
 
+    /// More annotations than one chunk of the reader's store (65,536) on a tier: every one read, with
+    /// its own times, id and line, whether the store frees chunks as it goes (all slots aligned) or
+    /// keeps them for a REF tier and an unaligned slot (then times depend on other annotations).
+    func testManyAnnotationsAcrossChunks() throws {
+        let n = 70_000
+        func write(dependent: Bool) throws -> URL {
+            var x = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <ANNOTATION_DOCUMENT FORMAT="3.0" VERSION="3.0">
+             <HEADER TIME_UNITS="milliseconds"><MEDIA_DESCRIPTOR MEDIA_URL="file:///x/clip.mp4" MIME_TYPE="video/mp4" RELATIVE_MEDIA_URL="./clip.mp4"/></HEADER>
+             <TIME_ORDER>
+
+            """
+            for i in 0..<n { x += "  <TIME_SLOT TIME_SLOT_ID=\"ts\(2 * i + 1)\" TIME_VALUE=\"\(i * 10)\"/><TIME_SLOT TIME_SLOT_ID=\"ts\(2 * i + 2)\" TIME_VALUE=\"\(i * 10 + 7)\"/>\n" }
+            if dependent { x += "  <TIME_SLOT TIME_SLOT_ID=\"ts900001\"/><TIME_SLOT TIME_SLOT_ID=\"ts900002\" TIME_VALUE=\"\(n * 10 + 100)\"/>\n" }
+            x += " </TIME_ORDER>\n <TIER LINGUISTIC_TYPE_REF=\"g\" TIER_ID=\"RH\">\n"
+            for i in 0..<n {
+                // Every tenth id is not of ELAN's `aN` form (files from other tools).
+                let id = i % 10 == 3 ? "x-\(i)" : "a\(i + 1)"
+                x += "  <ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"\(id)\" TIME_SLOT_REF1=\"ts\(2 * i + 1)\" TIME_SLOT_REF2=\"ts\(2 * i + 2)\"><ANNOTATION_VALUE>c\(i % 7)</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>\n"
+            }
+            if dependent {
+                x += "  <ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"last\" TIME_SLOT_REF1=\"ts\(2 * n)\" TIME_SLOT_REF2=\"ts900001\"><ANNOTATION_VALUE>tail</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>\n"
+                x += "  <ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"end\" TIME_SLOT_REF1=\"ts900001\" TIME_SLOT_REF2=\"ts900002\"><ANNOTATION_VALUE>tail</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>\n"
+            }
+            x += " </TIER>\n"
+            if dependent {
+                x += " <TIER LINGUISTIC_TYPE_REF=\"m\" PARENT_REF=\"RH\" TIER_ID=\"meaning\">\n"
+                x += "  <ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"r1\" ANNOTATION_REF=\"a69999\"><ANNOTATION_VALUE>m</ANNOTATION_VALUE></REF_ANNOTATION></ANNOTATION>\n </TIER>\n"
+            }
+            x += "</ANNOTATION_DOCUMENT>\n"
+            let url = dir.appendingPathComponent(dependent ? "dependent.eaf" : "plain.eaf")
+            try x.write(to: url, atomically: true, encoding: .utf8)
+            return url
+        }
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("clip.mp4").path, contents: Data())
+        for dependent in [false, true] {
+            let set = load(try write(dependent: dependent), tiers: ["RH"])
+            XCTAssertEqual(set.errorCount, 0, "\(set.errors.prefix(3))")
+            XCTAssertEqual(set.segments.count, n + (dependent ? 2 : 0))
+            for i in [0, 1, 3, 65_535, 65_536, 65_537, n - 1] {
+                let s = set.segments[i]
+                XCTAssertEqual(s.start, Double(i * 10) / 1000)
+                XCTAssertEqual(s.end, Double(i * 10 + 7) / 1000)
+                XCTAssertEqual(s.label, "c\(i % 7)")
+                XCTAssertEqual(s.contextItem, i % 10 == 3 ? "x-\(i)" : "a\(i + 1)")
+                XCTAssertEqual(s.line, n + 7 + (dependent ? 1 : 0) + i, "the annotation's XML line")
+            }
+            if dependent {
+                // ts900001 has no time: halfway between ts140000 (699,997 ms) and ts900002 (700,100 ms).
+                XCTAssertEqual(set.segments[n].end, Double(699_997 + (700_100 - 699_997) / 2) / 1000)
+                XCTAssertEqual(load(dir.appendingPathComponent("dependent.eaf"), tiers: ["meaning"]).segments.map { [$0.start!, $0.end!] },
+                               [[699.98, 699.987]], "the REF annotation's parent is in the tier's second chunk")
+            }
+        }
+    }
+
     func testNotELANAndBrokenXML() throws {
         let bad = dir.appendingPathComponent("bad.eaf")
         try "<ANNOTATION_DOCUMENT>\n<TIME_ORDER>\n<TIME_SLOT TIME_SLOT_ID=\"ts1\" TIME_VALUE=\"10\">\n</ANNOTATION_DOCUMENT>\n".write(to: bad, atomically: true, encoding: .utf8)

@@ -87,4 +87,31 @@ final class LabelStudioReaderTests: XCTestCase {
         let e = try XCTUnwrap(set.errors.first { $0.kind == .mediaAmbiguous })
         XCTAssertTrue(e.message.hasPrefix("task 2 (id 7): 2 clips named 'clip.mp4'"), e.message)
     }
+    /// The export is read one task at a time: a task's findings name the line it starts on, text that
+    /// stops being JSON is reported where it stops (tasks are not read from a broken export), and a
+    /// root object is read as one task.
+    func testReadOneTaskAtATimeWithLines() throws {
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("videos/a.mp4").path, contents: Data())
+        let task = { (id: Int, start: Int) in
+            "{\"id\": \(id), \"data\": {\"video\": \"/data/upload/1/0123abcd-a.mp4\"},\n \"annotations\": [{\"id\": \(id), \"result\": [{\"id\": \"r\", \"type\": \"timelinelabels\", \"value\": {\"ranges\": [{\"start\": \(start), \"end\": 20}], \"timelinelabels\": [\"wave\"]}}]}]}"
+        }
+        let url = dir.appendingPathComponent("export.json")
+        try "[\n\(task(1, 1)),\n\(task(2, 30)),\n\(task(3, 5))\n]\n".write(to: url, atomically: true, encoding: .utf8)
+        let set = load(url, config: nil, frameRate: 10)
+        XCTAssertEqual(set.segments.map { [$0.start!, $0.end!] }, [[0, 2], [0.4, 2]])
+        XCTAssertEqual(set.segments.map(\.line), [2, 6], "each segment names its task's first line")
+        let bad = try XCTUnwrap(set.errors.first { $0.kind == .startNotBeforeEnd })
+        XCTAssertEqual(bad.line, 4)
+        XCTAssertTrue(bad.message.hasPrefix("task 2 (id 2), annotation 2, result r: frames 30 to 20"), bad.message)
+
+        try "[\n\(task(1, 1)),\n\(task(2, 1))\n\"oops\": 1]\n".write(to: url, atomically: true, encoding: .utf8)
+        let broken = load(url, config: nil, frameRate: 10)
+        XCTAssertTrue(broken.segments.isEmpty)
+        XCTAssertEqual(broken.errors.map(\.kind), [.jsonSyntax])
+        XCTAssertEqual(broken.errors.first?.line, 6)
+        XCTAssertEqual(broken.errors.first?.column, 1)
+
+        try task(9, 1).write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertEqual(load(url, config: nil, frameRate: 10).segments.count, 1, "a root object is one task")
+    }
 }

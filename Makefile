@@ -119,8 +119,8 @@ fuzz:
 # runs on any x86-64 CPU (its kernels are chosen at run time), so one built on an AVX-512 login node runs
 # on AVX2 nodes too. Models go to PREFIX/share/handpose/models, where
 # the binary looks for them; bench's reference scripts (and the module mediapipe_bench.py imports) to
-# PREFIX/share/handpose/scripts, where bench looks before ./scripts; shell completions where bash, zsh
-# and fish look.
+# PREFIX/share/handpose/scripts, where bench looks before ./scripts; the review page's files to
+# PREFIX/share/handpose/review, where review looks; shell completions where bash, zsh and fish look.
 PREFIX ?= /usr/local
 BENCH_SCRIPTS = scripts/tflite_reference.py scripts/mediapipe_bench.py scripts/mediapipe_keypoints.py
 STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose
@@ -132,6 +132,7 @@ install: models
 	strip --strip-debug "$(PREFIX)/bin/handpose"  # 98 -> 80 MB; the symbol table stays, for readable crash backtraces
 	install -m 644 Models/*.tflite "$(PREFIX)/share/handpose/models/"
 	install -m 755 $(BENCH_SCRIPTS) "$(PREFIX)/share/handpose/scripts/"
+	install -d "$(PREFIX)/share/handpose/review" && install -m 644 Sources/Review/Page/* "$(PREFIX)/share/handpose/review/"
 	"$(PREFIX)/bin/handpose" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/handpose"
 	"$(PREFIX)/bin/handpose" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_handpose"
 	"$(PREFIX)/bin/handpose" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/handpose.fish"

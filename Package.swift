@@ -32,11 +32,11 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 
 // Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
-// Synthesis.
+// Synthesis; Review serves clips, keypoints and annotations to the review page.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "handpose", targets: ["handpose"]),
         .library(name: "VideoIO", targets: ["VideoIO"]),
@@ -49,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -81,10 +84,17 @@ let package = Package(
         .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets", "Annotations"]),
+        // The review page's server (Hummingbird): clips, keypoints and annotations to a browser, annotation
+        // edits back to their file. The page itself (Page/: HTML, JavaScript, CSS) ships as a resource.
+        .target(name: "Review", dependencies: ["FileSystem", "VideoIO", "Keypoints", "KeypointStore", "Annotations", "Datasets", "Extraction",
+                                               .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                                               .product(name: "Logging", package: "swift-log"),
+                                               .product(name: "Crypto", package: "swift-crypto")],
+                resources: [.copy("Page")]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis",
+                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -38,6 +38,14 @@ public enum AnnotationSource {
         return set
     }
 
+    /// For an ELAN file: the one tier a save may rewrite in place (`ElanTierEdit`), the media's time origin
+    /// and the clip, or why its segments cannot be saved back into it.
+    public static func elanEditTarget(_ url: URL, root: URL? = nil, options: AnnotationOptions) -> Result<ElanTierEdit.Target, ElanTierEdit.Refusal> {
+        let base = (root ?? url.deletingLastPathComponent()).standardizedFileURL
+        var reader = ElanReader(file: url.path, options: options, media: MediaLocator(root: base, mediaRoot: options.mediaRoot), log: DiagnosticLog(limit: 0))
+        return reader.editTarget()
+    }
+
     /// The ELAN files in `folder` and its sub-folders, sorted by path: an ELAN corpus holds one per
     /// clip. Empty when there are none (then the folder is read as labelled folders).
     public static func elanFiles(in folder: URL) -> [URL] {

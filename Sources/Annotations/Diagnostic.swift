@@ -90,7 +90,7 @@ extension Diagnostic.Kind {
     static let noRows = Self("no rows")
     static let fieldCount = Self("field count")
     static let missingColumn = Self("missing column")
-    static let unknownColumn = Self("unknown column")
+    public static let unknownColumn = Self("unknown column")
     // ELAN and Label Studio files.
     static let elanStructure = Self("ELAN structure")
     static let tierChoice = Self("tier choice")

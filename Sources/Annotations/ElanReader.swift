@@ -70,6 +70,24 @@ struct ElanReader {
         return segments(collector)
     }
 
+    /// The tier a save may rewrite in place (`ElanTierEdit`) and the media's time origin in ms, or why
+    /// the file cannot be saved from its segments: the tiers read must be one tier of its own, with no
+    /// parent tier (its times would come from there) and no tier depending on it.
+    mutating func editTarget() -> Result<ElanTierEdit.Target, ElanTierEdit.Refusal> {
+        func failure(_ why: String? = nil) -> Result<ElanTierEdit.Target, ElanTierEdit.Refusal> {
+            .failure(ElanTierEdit.Refusal(why ?? log.kept.last.map { $0.message } ?? "not a readable ELAN file"))
+        }
+        guard let c = parse(), let chosen = chooseTiers(c), let (clip, origin) = locateMedia(c) else { return failure() }
+        guard chosen.count == 1 else { return failure("\(chosen.count) tiers are read, and a save rewrites one: name one with --tier") }
+        let t = c.tiers[chosen[0]]
+        if let p = t.parent { return failure("tier \(Diagnostic.quote(t.id)) depends on tier \(Diagnostic.quote(p)), which gives its times") }
+        let dependents = c.tiers.filter { $0.parent == t.id }.map { Diagnostic.quote($0.id) }
+        if !dependents.isEmpty {
+            return failure("tier\(dependents.count == 1 ? "" : "s") \(dependents.joined(separator: ", ")) depend\(dependents.count == 1 ? "s" : "") on tier \(Diagnostic.quote(t.id)): rewriting it would break them")
+        }
+        return .success(ElanTierEdit.Target(tier: t.id, origin: origin, clip: clip.file))
+    }
+
     /// The file's records, or nil (reported) when it is not ELAN. The parser and its buffers are gone
     /// when this returns, before the segments are built.
     private mutating func parse() -> Collector? {

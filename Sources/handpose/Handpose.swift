@@ -12,7 +12,7 @@ struct Handpose: ParsableCommand {
         abstract: "Turn folders of video clips and images into hand-pose training data.",
         discussion: ToolExit.summary,
         version: version,
-        subcommands: [Extract.self, Status.self, Validate.self, AnnotationsCommand.self, Export.self, Synth.self, Render.self, Compare.self, ReportCommand.self, Probe.self, Bench.self, ExtractWorker.self]
+        subcommands: [Extract.self, Status.self, Validate.self, AnnotationsCommand.self, ReviewCommand.self, Export.self, Synth.self, Render.self, Compare.self, ReportCommand.self, Probe.self, Bench.self, ExtractWorker.self]
     )
 
     /// Parses and runs a command. Usage errors print usage and exit 64 (ArgumentParser's way); a

@@ -1,0 +1,130 @@
+import Datasets
+import Extraction
+import Foundation
+import KeypointStore
+import Keypoints
+import VideoIO
+
+/// The clips under the root and what their keypoint files say: the list's figures (those `report`
+/// computes) and each clip's hands per frame, as the page draws them. Keypoint files are read once and
+/// read again only when they change on disk (`handpose extract` run beside the page).
+public actor ClipCatalog {
+    public let clips: ReviewFolder
+    public let keypoints: KeypointFolder
+
+    public init(clips: ReviewFolder, keypoints: URL) {
+        self.clips = clips
+        self.keypoints = KeypointFolder(keypoints)
+    }
+
+    /// One row of the list.
+    public struct Clip: Codable, Sendable {
+        public var path: String
+        public var kind: String
+        public var labels: [String]
+        public var segments: Int
+        public var keypoints: Bool
+        public var frames: Int?
+        public var fps: Double?
+        public var duration: Double?
+        public var framesWithHand: Int?
+        public var detectionRate: Double?
+        public var longestGap: Int?
+        public var longestGapSeconds: Double?
+
+        // Figures of a clip without keypoints written as null, as the page reads them.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(path, forKey: .path)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(labels, forKey: .labels)
+            try c.encode(segments, forKey: .segments)
+            try c.encode(keypoints, forKey: .keypoints)
+            try c.encode(frames, forKey: .frames)
+            try c.encode(fps, forKey: .fps)
+            try c.encode(duration, forKey: .duration)
+            try c.encode(framesWithHand, forKey: .framesWithHand)
+            try c.encode(detectionRate, forKey: .detectionRate)
+            try c.encode(longestGap, forKey: .longestGap)
+            try c.encode(longestGapSeconds, forKey: .longestGapSeconds)
+        }
+    }
+
+    /// A clip's hands, frame by frame: landmarks normalised to the frame (x from the left, y from the
+    /// top), frame times on the clip's own clock, as the video element's currentTime counts it.
+    public struct Hands: Codable, Sendable {
+        public struct Hand: Codable, Sendable {
+            public var track: Int?
+            public var chirality: String
+            public var handedness: Float
+            public var presence: Float?
+            public var landmarks: [[Float]]
+        }
+        public struct Frame: Codable, Sendable {
+            public var i: Int
+            public var t: Double
+            public var hands: [Hand]
+        }
+        public var clip: String
+        public var width: Int
+        public var height: Int
+        public var fps: Double?
+        public var bones: [[Int]]
+        public var frames: [Frame]
+    }
+
+    private var files: [String: (stamp: [Int], file: KeypointFile)] = [:]
+
+    /// Every clip and image under the root, by path, with the annotation labels and segment counts given.
+    public func list(labels: [String: [String]], segments: [String: Int]) throws -> [Clip] {
+        let found = try InputFiles.collect([clips.url.path], recursive: true)
+        return found.items.map { item in
+            var c = Clip(path: item.relative, kind: MediaKind.isStillImage(item.url) ? "image" : "video",
+                         labels: labels[item.relative] ?? [], segments: segments[item.relative] ?? 0, keypoints: false)
+            if let file = try? keypointFile(item.relative) {
+                let row = DatasetReport.clipRow(file, source: item.relative)
+                c.keypoints = true
+                c.frames = row.frames
+                c.framesWithHand = row.framesWithHand
+                c.detectionRate = row.detectionRate
+                c.longestGap = row.longestGap
+                c.longestGapSeconds = row.longestGapSeconds
+                c.fps = file.video.fps
+                c.duration = Self.duration(file)
+            }
+            return c
+        }
+    }
+
+    /// The hands of the clip at `relative` (which must name a file under the root), or nil when it
+    /// has no keypoint file.
+    public func hands(_ relative: String) throws -> Hands? {
+        _ = try clips.file(relative)
+        guard let file = try? keypointFile(relative) else { return nil }
+        return Hands(clip: relative, width: file.video.width, height: file.video.height, fps: file.video.fps,
+                     bones: Joint.bones.map { [$0.0, $0.1] },
+                     frames: file.frames.map { f in
+                         Hands.Frame(i: f.i, t: f.t, hands: f.hands.map { h in
+                             Hands.Hand(track: h.track, chirality: h.chirality.rawValue, handedness: h.handedness, presence: h.presence,
+                                        landmarks: h.landmarks.map { Array($0.prefix(2)) })
+                         })
+                     })
+    }
+
+    /// The keypoint file of a clip, read again when its size or modification time changed.
+    func keypointFile(_ relative: String) throws -> KeypointFile {
+        let url = keypoints.keypointURL(for: relative)
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        let stamp = [(attributes[.size] as? Int) ?? -1, Int(((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1e6)]
+        if let known = files[relative], known.stamp == stamp { return known.file }
+        let file = try KeypointFile.load(url)
+        files[relative] = (stamp, file)
+        return file
+    }
+
+    /// Seconds the clip lasts: its last frame's time plus one frame.
+    static func duration(_ file: KeypointFile) -> Double? {
+        guard let last = file.frames.last else { return nil }
+        return last.t + (file.video.fps.map { $0 > 0 ? 1 / $0 : 0 } ?? 0)
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import VideoIO
+import XCTest
+
+/// A running `handpose review` in the background, on a free port, with its output in a file.
+final class ReviewProcess {
+    let pid: pid_t
+    let log: URL
+    let address: URL
+    var base: String { "http://\(address.host!):\(address.port!)" }
+    var token: String { URLComponents(url: address, resolvingAgainstBaseURL: false)!.queryItems!.first { $0.name == "token" }!.value! }
+
+    init(_ arguments: [String]) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("review-\(UUID().uuidString).log")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([binary.path, "review"] + arguments + ["--port", "0"]).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        self.pid = pid
+        // The address it prints once listening.
+        var found: URL?
+        for _ in 0..<600 {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("handpose review: open ") }) {
+                found = URL(string: String(line.dropFirst("handpose review: open ".count)))
+                break
+            }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { throw NSError(domain: "review", code: 1, userInfo: [NSLocalizedDescriptionKey: "review exited: \(text)"]) }
+            usleep(100_000)
+        }
+        guard let found else { kill(pid, SIGKILL); throw NSError(domain: "review", code: 2, userInfo: [NSLocalizedDescriptionKey: "review printed no address"]) }
+        address = found
+    }
+
+    /// Stops it with SIGINT, as Ctrl-C does; its exit code.
+    @discardableResult
+    func stop() -> Int32 {
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        try? FileManager.default.removeItem(at: log)
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+/// `handpose review` over HTTP, without a browser (curl, with --path-as-is so that `..` reaches the
+/// server as written): the token on every request, nothing served from outside the root or the
+/// keypoint folder, byte ranges for seeking, saves that are whole or refused, and clips a browser
+/// cannot play converted once to H.264.
+final class ReviewServerTests: XCTestCase {
+    var dir: URL!
+    var root: URL { dir.appendingPathComponent("clips") }
+    var keypoints: URL { dir.appendingPathComponent("kp") }
+    var csv: URL { root.appendingPathComponent("annotations.csv") }
+    var server: ReviewProcess!
+
+    override func setUpWithError() throws {
+        _ = try ToolRunner.models()
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("review-\(UUID().uuidString)")
+        let samples = ToolRunner.root.appendingPathComponent("Samples/actions")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("actions"), withIntermediateDirectories: true)
+        for name in ["grab_0.mp4", "pinch_0.mp4"] {
+            try FileManager.default.copyItem(at: samples.appendingPathComponent(name), to: root.appendingPathComponent("actions/\(name)"))
+        }
+        try "video,label,start,end\nactions/grab_0.mp4,grab,0.0,1.5\nactions/pinch_0.mp4,pinch,0.5,2.0\n".write(to: csv, atomically: true, encoding: .utf8)
+        let (code, out) = try ToolRunner.run(["extract", root.path, "-r", "-o", keypoints.path, "-q"])
+        XCTAssertEqual(code, 0, out)
+        server = try ReviewProcess([root.path, "--keypoints", keypoints.path, "--annotations", csv.path])
+    }
+
+    override func tearDown() {
+        server?.stop()
+        if let dir { try? FileManager.default.removeItem(at: dir) }
+    }
+
+    /// Status, headers and body of a request made with curl.
+    func curl(_ path: String, token: String?, method: String = "GET", body: String? = nil, headers: [String] = []) throws -> (Int, String, Data) {
+        let out = dir.appendingPathComponent("body-\(UUID().uuidString)")
+        var args = ["-s", "--path-as-is", "-o", out.path, "-D", "-", "-X", method, server.base + path]
+        if let token { args += ["-H", "X-Handpose-Token: \(token)"] }
+        for h in headers { args += ["-H", h] }
+        if let body { args += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        let (code, head) = try ToolRunner.process("/usr/bin/curl", args)
+        XCTAssertEqual(code, 0, head)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? -1
+        let data = (try? Data(contentsOf: out)) ?? Data()
+        try? FileManager.default.removeItem(at: out)
+        return (status, head, data)
+    }
+
+    func json(_ data: Data) throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any]) }
+
+    func testTheTokenIsRequiredEverywhere() throws {
+        for path in ["/", "/static/review.js", "/api/clips", "/api/annotations", "/api/keypoints?clip=actions/grab_0.mp4", "/media/actions/grab_0.mp4", "/nothing"] {
+            XCTAssertEqual(try curl(path, token: nil).0, 401, path)
+            XCTAssertEqual(try curl(path, token: "0" + server.token.dropFirst()).0, 403, path)
+        }
+        XCTAssertEqual(try curl("/?token=\(server.token)", token: nil).0, 200, "the printed address works as it is")
+        let (status, head, page) = try curl("/", token: server.token)
+        XCTAssertEqual(status, 200)
+        XCTAssertTrue(String(decoding: page, as: UTF8.self).contains("review.js?token=\(server.token)"), "the page's own requests carry the token")
+        XCTAssertTrue(head.lowercased().contains("content-security-policy: default-src 'self'"), head)
+        XCTAssertEqual(try curl("/api/annotations", token: nil, method: "PUT", body: "{}").0, 401, "no save without the token")
+    }
+
+    func testNothingOutsideTheFoldersIsServed() throws {
+        let outside = dir.appendingPathComponent("secret.mp4")
+        try FileManager.default.copyItem(at: root.appendingPathComponent("actions/grab_0.mp4"), to: outside)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link.mp4"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("elsewhere"), withDestinationURL: dir)
+        let t = server.token
+        for path in ["/media/../secret.mp4", "/media/%2e%2e/secret.mp4", "/media/actions/../../secret.mp4", "/media/" + outside.path,
+                     "/media/%2F" + outside.path.dropFirst(), "/media/link.mp4", "/media/elsewhere/secret.mp4", "/media/./actions/grab_0.mp4",
+                     "/api/keypoints?clip=../secret.mp4", "/api/keypoints?clip=" + outside.path, "/api/keypoints?clip=link.mp4"] {
+            let (status, _, body) = try curl(path, token: t)
+            XCTAssertTrue([403, 404].contains(status), "\(path): \(status)")
+            XCTAssertNotEqual(body.count, try Data(contentsOf: outside).count, "\(path) served the file outside the root")
+        }
+        XCTAssertEqual(try curl("/media/actions/grab_0.mp4", token: t).0, 200)
+        XCTAssertEqual(try curl("/media/actions/none.mp4", token: t).0, 404)
+        XCTAssertEqual(try curl("/static/../annotations.csv", token: t).0, 404)
+    }
+
+    func testRangesAndTheClipList() throws {
+        let t = server.token
+        let whole = try Data(contentsOf: root.appendingPathComponent("actions/grab_0.mp4"))
+        let (status, head, part) = try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: bytes=100-199"])
+        XCTAssertEqual(status, 206)
+        XCTAssertEqual(part, whole[100..<200])
+        XCTAssertTrue(head.lowercased().contains("content-range: bytes 100-199/\(whole.count)"), head)
+        XCTAssertEqual(try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: bytes=-10"]).2, whole.suffix(10))
+        XCTAssertEqual(try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: bytes=\(whole.count)-"]).0, 416)
+
+        let list = try json(try curl("/api/clips", token: t).2)
+        let clips = try XCTUnwrap(list["clips"] as? [[String: Any]])
+        XCTAssertEqual(clips.compactMap { $0["path"] as? String }.sorted(), ["actions/grab_0.mp4", "actions/pinch_0.mp4"])
+        let grab = try XCTUnwrap(clips.first { $0["path"] as? String == "actions/grab_0.mp4" })
+        XCTAssertEqual(grab["labels"] as? [String], ["grab"])
+        XCTAssertEqual(grab["frames"] as? Int, 30)
+        // The list's figures from the clip's own keypoint frames.
+        let hands = try json(try curl("/api/keypoints?clip=actions/grab_0.mp4", token: t).2)
+        let frames = try XCTUnwrap(hands["frames"] as? [[String: Any]])
+        XCTAssertEqual(frames.count, 30)
+        let withHand = frames.filter { ($0["hands"] as? [Any])?.isEmpty == false }.count
+        XCTAssertEqual(grab["framesWithHand"] as? Int, withHand)
+        XCTAssertEqual(try XCTUnwrap(grab["detectionRate"] as? Double), Double(withHand) / 30, accuracy: 1e-9)
+    }
+
+    func testSavesAreWholeOrRefused() throws {
+        let t = server.token
+        let original = try Data(contentsOf: csv)
+        let state = try json(try curl("/api/annotations", token: t).2)
+        let version = try XCTUnwrap(state["version"] as? String)
+        XCTAssertEqual(state["editable"] as? Bool, true)
+        // Malformed bodies and unwritable segments: 4xx, the file untouched.
+        for body in ["", "not json", "{\"version\": \"\(version)\"}", "{\"version\": \"\(version)\", \"segments\": [{\"video\": 3}]}",
+                     "[1, 2]", "{\"version\": \"\(version)\", \"segments\": [{\"video\": \"actions/grab_0.mp4\", \"label\": \"x\", \"start\": \"soon\"}]}"] {
+            XCTAssertEqual(try curl("/api/annotations", token: t, method: "PUT", body: body).0, 400, body)
+        }
+        for bad in ["{\"video\": \"actions/grab_0.mp4\", \"label\": \" \", \"start\": 0, \"end\": 1}",
+                    "{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 1, \"end\": 0.5}",
+                    "{\"video\": \"../secret.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 1}",
+                    "{\"video\": \"actions/none.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 1}"] {
+            let (status, _, body) = try curl("/api/annotations", token: t, method: "PUT", body: "{\"version\": \"\(version)\", \"segments\": [\(bad)]}")
+            XCTAssertEqual(status, 422, bad)
+            XCTAssertFalse(((try json(body))["diagnostics"] as? [Any] ?? []).isEmpty)
+        }
+        XCTAssertEqual(try Data(contentsOf: csv), original)
+
+        // Two saves naming the same version at once: one is written, the other refused; the file is whole.
+        let bodies = (1...2).map { k in
+            "{\"version\": \"\(version)\", \"segments\": [{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0.\(k), \"end\": 1.5}," +
+                " {\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}]}"
+        }
+        var statuses = [Int](repeating: 0, count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { k in statuses[k] = (try? curl("/api/annotations", token: t, method: "PUT", body: bodies[k]).0) ?? -1 }
+        XCTAssertEqual(statuses.sorted(), [200, 409])
+        let winner = statuses.firstIndex(of: 200)! + 1
+        XCTAssertEqual(try String(contentsOf: csv, encoding: .utf8),
+                       "video,label,start,end\nactions/grab_0.mp4,grab,0.\(winner),1.5\nactions/pinch_0.mp4,pinch,0.5,2.0\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: csv.path + ".bak")), original, "the previous version kept beside it")
+        let (code, out) = try ToolRunner.run(["validate", csv.path])
+        XCTAssertEqual(code, 0, out)
+
+        // A file changed on disk since the page loaded it is not overwritten.
+        let now = try json(try curl("/api/annotations", token: t).2)["version"] as! String
+        try "video,label,start,end\nactions/grab_0.mp4,grab,0.0,1.0\n".write(to: csv, atomically: true, encoding: .utf8)
+        let (status, _, reply) = try curl("/api/annotations", token: t, method: "PUT", body: bodies[0].replacingOccurrences(of: version, with: now))
+        XCTAssertEqual(status, 409)
+        XCTAssertNotEqual(try json(reply)["version"] as? String, now)
+        XCTAssertEqual(try String(contentsOf: csv, encoding: .utf8), "video,label,start,end\nactions/grab_0.mp4,grab,0.0,1.0\n")
+    }
+
+    func testAClipABrowserCannotPlayIsConvertedOnce() throws {
+        // An MJPEG AVI, as many cameras write.
+        let avi = root.appendingPathComponent("actions/cam.avi")
+        let (code, out) = try ToolRunner.process("/usr/bin/ffmpeg", ["-v", "error", "-i", root.appendingPathComponent("actions/grab_0.mp4").path,
+                                                                    "-c:v", "mjpeg", "-q:v", "3", avi.path])
+        XCTAssertEqual(code, 0, out)
+        let (status, head, body) = try curl("/media/actions/cam.avi", token: server.token)
+        XCTAssertEqual(status, 200)
+        XCTAssertTrue(head.lowercased().contains("content-type: video/mp4"), head)
+        let cached = keypoints.appendingPathComponent(".review-cache/actions/cam.avi.mp4")
+        XCTAssertEqual(try Data(contentsOf: cached), body)
+        let stamp = try cached.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+        _ = try curl("/media/actions/cam.avi", token: server.token)
+        XCTAssertEqual(try cached.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate, stamp, "made once")
+        // H.264, and every frame at the time the source gives it (the keypoint file's clock).
+        let converted = try VideoReader(url: cached), source = try VideoReader(url: avi)
+        XCTAssertEqual(converted.info.codec, "h264")
+        var times: [[Double]] = [[], []]
+        for (k, r) in [converted, source].enumerated() { while let f = try r.nextFrame() { times[k].append(f.time) } }
+        XCTAssertEqual(times[0].count, 30)
+        for (a, b) in zip(times[0], times[1]) { XCTAssertEqual(a, b, accuracy: 0.001) }
+    }
+    /// An ELAN file: its --tier rewritten in place by a save, the other tier and the header kept, the
+    /// media's TIME_ORIGIN taken off the page's clip times; a Label Studio export is shown, not saved.
+    func testAnELANTierIsSavedInPlace() throws {
+        server.stop()
+        let eaf = root.appendingPathComponent("actions/grab_0.eaf")
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <ANNOTATION_DOCUMENT AUTHOR="" DATE="2026-01-01T00:00:00+00:00" FORMAT="3.0" VERSION="3.0">
+            <HEADER MEDIA_FILE="" TIME_UNITS="milliseconds">
+                <MEDIA_DESCRIPTOR MEDIA_URL="file:///elsewhere/grab_0.mp4" MIME_TYPE="video/mp4" RELATIVE_MEDIA_URL="./grab_0.mp4" TIME_ORIGIN="200"/>
+                <PROPERTY NAME="lastUsedAnnotationId">2</PROPERTY>
+            </HEADER>
+            <TIME_ORDER>
+                <TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/>
+                <TIME_SLOT TIME_SLOT_ID="ts2" TIME_VALUE="800"/>
+                <TIME_SLOT TIME_SLOT_ID="ts3" TIME_VALUE="1000"/>
+                <TIME_SLOT TIME_SLOT_ID="ts4" TIME_VALUE="1500"/>
+            </TIME_ORDER>
+            <TIER LINGUISTIC_TYPE_REF="gesture" TIER_ID="RH">
+                <ANNOTATION>
+                    <ALIGNABLE_ANNOTATION ANNOTATION_ID="a1" TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2">
+                        <ANNOTATION_VALUE>grab</ANNOTATION_VALUE>
+                    </ALIGNABLE_ANNOTATION>
+                </ANNOTATION>
+            </TIER>
+            <TIER LINGUISTIC_TYPE_REF="gesture" TIER_ID="LH">
+                <ANNOTATION>
+                    <ALIGNABLE_ANNOTATION ANNOTATION_ID="a2" TIME_SLOT_REF1="ts3" TIME_SLOT_REF2="ts4">
+                        <ANNOTATION_VALUE>rest</ANNOTATION_VALUE>
+                    </ALIGNABLE_ANNOTATION>
+                </ANNOTATION>
+            </TIER>
+            <LINGUISTIC_TYPE GRAPHIC_REFERENCES="false" LINGUISTIC_TYPE_ID="gesture" TIME_ALIGNABLE="true"/>
+        </ANNOTATION_DOCUMENT>
+
+        """.write(to: eaf, atomically: true, encoding: .utf8)
+        server = try ReviewProcess([root.path, "--keypoints", keypoints.path, "--annotations", eaf.path, "--tier", "RH"])
+        let t = server.token
+        let state = try json(try curl("/api/annotations", token: t).2)
+        XCTAssertEqual(state["editable"] as? Bool, true, "\(state)")
+        let rows = try XCTUnwrap(state["segments"] as? [[String: Any]])
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0]["clip"] as? String, "actions/grab_0.mp4")
+        XCTAssertEqual(rows[0]["start"] as? Double, 0.2, "TIME_ORIGIN added")
+        let version = try XCTUnwrap(state["version"] as? String), video = try XCTUnwrap(rows[0]["video"] as? String)
+        let body = "{\"version\": \"\(version)\", \"segments\": [{\"video\": \"\(video)\", \"label\": \"grab\", \"start\": 0.5, \"end\": 1.25}," +
+            " {\"video\": \"actions/grab_0.mp4\", \"label\": \"point\", \"start\": 1.5, \"end\": 1.9}]}"
+        let (status, _, reply) = try curl("/api/annotations", token: t, method: "PUT", body: body)
+        XCTAssertEqual(status, 200, String(decoding: reply, as: UTF8.self))
+        let text = try String(contentsOf: eaf, encoding: .utf8)
+        XCTAssertTrue(text.contains("TIME_VALUE=\"300\"") && text.contains("TIME_VALUE=\"1050\""), "clip times less the origin:\n\(text)")
+        XCTAssertTrue(text.contains("<ANNOTATION_VALUE>rest</ANNOTATION_VALUE>") && text.contains("TIER_ID=\"LH\""), "the other tier kept")
+        XCTAssertTrue(text.contains("<PROPERTY NAME=\"lastUsedAnnotationId\">4</PROPERTY>"))
+        let (code, out) = try ToolRunner.run(["validate", eaf.path, "--tier", "RH"])
+        XCTAssertEqual(code, 0, out)
+        let again = try XCTUnwrap(try json(try curl("/api/annotations", token: t).2)["segments"] as? [[String: Any]])
+        XCTAssertEqual(again.map { [$0["label"] as! String, "\($0["start"]!)", "\($0["end"]!)"] }, [["grab", "0.5", "1.25"], ["point", "1.5", "1.9"]])
+        // A segment of another clip does not go into this clip's ELAN file.
+        let now = try json(try curl("/api/annotations", token: t).2)["version"] as! String
+        let other = "{\"version\": \"\(now)\", \"segments\": [{\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0, \"end\": 1}]}"
+        XCTAssertEqual(try curl("/api/annotations", token: t, method: "PUT", body: other).0, 422)
+    }
+}

@@ -43,7 +43,7 @@ run: build
 	@echo "results: out/keypoints (keypoint files), out/validation.txt, out/actions and out/poses (NumPy arrays), out/accuracy.txt, out/report.txt and out/actions/report.png"
 
 # Benchmarks, not tests, each beside the reference a user runs today, in the same run: our engine
-# against XNNPACK (ai-edge-litert 2.3.0, in .venv) per model; extraction against MediaPipe 1.2.2's
+# against XNNPACK (ai-edge-litert 2.3.0, in .venv) per model; extraction against the newest MediaPipe's
 # HandLandmarker (.venv-tasks) in a process pool with a worker per core and in one process, with
 # frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage. Then each
 # model's fused blocks against the same plan unfused (equal outputs), on one thread and on every core.
@@ -87,14 +87,17 @@ parity: build
 	echo "tasks, legacy: MediaPipe run here against its stored output (should be 100% and 0.0000: the same MediaPipe)"; \
 	echo "tasks+1%, legacy+1%: the same with 1 added to 1% of the pixels of each frame: the floor under any comparison with MediaPipe"
 
-# MediaPipe 0.10.14 (the legacy solution) in .venv; MediaPipe 1.2.2 (Tasks only) in .venv-tasks, as the
-# two cannot share one environment.
+# MediaPipe 0.10.14 (the legacy solution) in .venv; the newest MediaPipe release (Tasks only; same model
+# files as 1.2.2, whose output the shared corpus stores) in .venv-tasks, as the two cannot share one
+# environment. bench extract names the release it ran.
 TASKS_VENV ?= .venv-tasks
 TASKS_PY := $(TASKS_VENV)/bin/python
+MEDIAPIPE_TASKS ?= 1.2.3
 bench-setup: venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" "opencv-python-headless==5.0.0.93"
-	@$(TASKS_PY) -c 'import mediapipe, cv2' 2>/dev/null || { python3 -m venv $(TASKS_VENV) && \
-	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==1.2.2" "opencv-contrib-python==5.0.0.93" "numpy<3"; }
+	@$(TASKS_PY) -c 'import mediapipe, cv2, sys; sys.exit(mediapipe.__version__ != "$(MEDIAPIPE_TASKS)")' 2>/dev/null || { \
+	  { [ -x $(TASKS_PY) ] || python3 -m venv $(TASKS_VENV); } && \
+	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==$(MEDIAPIPE_TASKS)" "opencv-contrib-python==5.0.0.93" "numpy<3"; }
 
 # libFuzzer: the annotation parsers, the keypoint-file reader and VideoReader over mutated media files
 # (with guard pages after FFmpeg's buffers), each seeded from Fuzz/corpus/<target>/. Each target runs for

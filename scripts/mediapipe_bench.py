@@ -2,7 +2,7 @@
 """MediaPipe over clips as its users run it, for `handpose bench extract` (which times this process from
 outside: wall clock, CPU seconds and memory of the whole process tree, the same way as handpose's).
 
-  mediapipe_bench.py tasks  --models DIR [--workers N] CLIP...   (.venv-tasks: mediapipe 1.2.2)
+  mediapipe_bench.py tasks  --models DIR [--workers N] CLIP...   (.venv-tasks: the MediaPipe release make bench-setup installs)
   mediapipe_bench.py legacy [--workers N] CLIP...                (.venv: mediapipe 0.10.14)
 
 Each clip is read by OpenCV (cv2.VideoCapture, BGR to RGB), as MediaPipe's users read it, and run through

@@ -2,7 +2,7 @@
 """MediaPipe's hand pipelines over clips and stills, written as keypoint files (handpose/keypoints@1):
 the references our two modes follow, run on this machine.
 
-  mediapipe_keypoints.py tasks  --models DIR --out DIR [--noise FRACTION] FILE...   (.venv-tasks: mediapipe 1.2.2)
+  mediapipe_keypoints.py tasks  --models DIR --out DIR [--noise FRACTION] FILE...   (.venv-tasks: the MediaPipe release make bench-setup installs)
   mediapipe_keypoints.py legacy --out DIR [--noise FRACTION] FILE...                (.venv: mediapipe 0.10.14)
 
 tasks: MediaPipe Tasks' HandLandmarker, clips in VIDEO mode (timestamps i x 1000/30 ms), stills in IMAGE

@@ -52,6 +52,13 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// An error code from reading or decoding frames, as a sentence. Demuxers and decoders report bad data
+/// as AVERROR_INVALIDDATA, but some return a bare -1, which av_strerror reads as errno EPERM
+/// ("Operation not permitted"): no permission is involved there, the data did not decode.
+func decodingMessage(_ code: Int32) -> String {
+    code == -1 ? "the data does not decode (FFmpeg error -1)" : ffmpegMessage(code)
+}
+
 func ffmpegMessage(_ code: Int32) -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     cffmpegMessage(code, &buffer)

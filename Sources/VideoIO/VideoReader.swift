@@ -234,7 +234,7 @@ public final class VideoReader {
             if rc == cffmpeg_error_eof() { finished = true; break }
             if rc != cffmpeg_error_eagain() {
                 finished = true
-                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(rc))
+                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: decodingMessage(rc))
             }
             if inputEnded { finished = true; break }
             // Feed one more packet of our stream.
@@ -244,7 +244,7 @@ public final class VideoReader {
                 avcodec_send_packet(codec, nil)
                 if r != cffmpeg_error_eof() {
                     finished = true
-                    throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(r))
+                    throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: decodingMessage(r))
                 }
                 continue
             }
@@ -254,7 +254,7 @@ public final class VideoReader {
             let s = avcodec_send_packet(codec, packet)
             if s < 0 && s != cffmpeg_error_eagain() {
                 finished = true
-                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: ffmpegMessage(s))
+                throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: decodingMessage(s))
             }
         }
         // A container that lists more packets than the file holds was cut short.

@@ -204,7 +204,7 @@ extension BenchProfile {
 struct BenchExtract: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Time `handpose extract` over clips beside MediaPipe 1.2.2 as its users run it, in one run.",
+        abstract: "Time `handpose extract` over clips beside MediaPipe (Tasks) as its users run it, in one run.",
         discussion: """
         Both sides run the same clips with the same settings (full models, 2 hands, video mode, confidences 0.5; \
         MediaPipe Tasks' HandLandmarker with a bundle of the same weights, frames read by OpenCV): handpose with \
@@ -221,7 +221,7 @@ struct BenchExtract: ParsableCommand {
     @Argument(help: "Clips or folders (default: ../shared/corpus/clips).")
     var inputs: [String] = ["../shared/corpus/clips"]
 
-    @Option(help: "A Python with mediapipe==1.2.2 and OpenCV (make bench-setup puts one in .venv-tasks).")
+    @Option(help: "A Python with mediapipe (Tasks) and OpenCV; its MediaPipe version names the rows (make bench-setup puts the newest release in .venv-tasks).")
     var reference: String?
 
     @Option(help: "Worker processes on each side (default: the number of cores).")
@@ -241,6 +241,23 @@ struct BenchExtract: ParsableCommand {
 
     func validate() throws {
         guard jobs >= 1, rounds >= 1 else { throw ValidationError("--jobs and --rounds must be positive") }
+    }
+
+    /// `mediapipe.__version__` as the reference Python imports it.
+    static func mediapipeVersion(_ python: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["-c", "import mediapipe; print(mediapipe.__version__)"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { throw RuntimeFailure("--reference \(python) cannot be run (\(error.localizedDescription))") }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, !text.isEmpty else {
+            throw RuntimeFailure("--reference \(python) has no mediapipe; `make bench-setup` installs it in .venv-tasks")
+        }
+        return text
     }
 
     func run() throws {
@@ -264,6 +281,8 @@ struct BenchExtract: ParsableCommand {
         // Found before any run, so a missing script is said at once, with every place looked.
         let script: URL?
         script = try reference.map { _ in try HelperScripts.find("mediapipe_bench.py") }
+        // The rows name the MediaPipe release that ran, as that Python reports it.
+        let release = try reference.map { try Self.mediapipeVersion($0) } ?? ""
         func mediapipe(_ name: String, workers: Int) -> Side? {
             guard let reference, let script else { return nil }
             return Side(name: name, executable: reference, arguments: [script.path, "tasks", "--models", folder.path,
@@ -274,10 +293,10 @@ struct BenchExtract: ParsableCommand {
         var sides: [Side] = []
         if jobs > 1 {
             sides.append(handpose("handpose, \(jobs) jobs", jobs: jobs))
-            if let m = mediapipe("MediaPipe 1.2.2, \(jobs) processes", workers: jobs) { sides.append(m) }
+            if let m = mediapipe("MediaPipe \(release), \(jobs) processes", workers: jobs) { sides.append(m) }
         }
         sides.append(handpose("handpose, 1 job (\(cores) engine threads)", jobs: 1))
-        if let m = mediapipe("MediaPipe 1.2.2, 1 process", workers: 1) { sides.append(m) }
+        if let m = mediapipe("MediaPipe \(release), 1 process", workers: 1) { sides.append(m) }
 
         var best: [String: MeasuredRun] = [:]
         var frames = 0, hands = 0
@@ -286,7 +305,7 @@ struct BenchExtract: ParsableCommand {
                 let run = try MeasuredRun(executable: side.executable, arguments: side.arguments)
                 guard run.status == 0 else {
                     throw RuntimeFailure("\(side.name) failed (status \(run.status)): \(run.errorTail)"
-                                          + (side.ours ? "" : "; `make bench-setup` installs MediaPipe 1.2.2 in .venv-tasks"))
+                                          + (side.ours ? "" : "; `make bench-setup` installs MediaPipe in .venv-tasks"))
                 }
                 // Both sides must have read the same frames and found about the same hands (a task bundle
                 // without the right models would be fast and find none), else the times mean nothing.

@@ -73,6 +73,9 @@ struct ExportOptions: ParsableArguments {
     @Flag(help: "Replace the output folder if it holds an earlier export.")
     var overwrite = false
 
+    @Flag(name: .shortAndLong, help: "Print only errors, warnings and the summary (as extract -q).")
+    var quiet = false
+
     func settings() throws -> ExportSettings {
         var s = ExportSettings()
         s.hand = hand; s.features = features; s.origin = origin; s.normalize = normalize; s.layout = layout
@@ -136,7 +139,8 @@ struct ExportRun {
         let flags = options.extraction
         gathered = ExportKeypoints.gather(inputs, from: KeypointFolder(root), settings: { KeypointFile.Settings(flags.options(forStill: $0)) },
                                           pipeline: pipeline, noPipeline: noPipeline, allowMixed: options.allowMixed,
-                                          extracting: { n in
+                                          extracting: { [quiet = options.quiet] n in
+                                              if quiet { return }
                                               FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
                                           })
         if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
@@ -196,11 +200,12 @@ struct ExportRun {
         do {
             let (parts, _) = try exporter.write(examples, classes: classes, frames: frames, kind: kind, emptyHint: emptyHint,
                                                 to: URL(fileURLWithPath: options.output), replace: options.overwrite)
-            for part in parts.sorted(by: { $0.name < $1.name }) {
+            for part in parts.sorted(by: { $0.name < $1.name }) where !options.quiet {
                 print("\(part.name): X \(part.shape), \(part.counts.values.reduce(0, +)) examples " +
                       part.counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             }
-            print("wrote \(options.output)")
+            let examples = parts.reduce(0) { $0 + $1.counts.values.reduce(0, +) }
+            print("wrote \(options.output)" + (options.quiet ? " (\(examples) examples)" : ""))
         } catch let e as ExportError {
             throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as DatasetError {
@@ -314,8 +319,8 @@ struct ExportPoses: ParsableCommand {
         try run.write(examples, classes: set.classes, frames: nil, kind: "poses",
                       emptyHint: "none of the \(kept.count) images has a hand the --hand choice accepts")
         if !missing.isEmpty {
-            print("\(missing.count) images without a hand (not exported):")
-            for m in missing { print("  \(m)") }
+            print("\(missing.count) images without a hand (not exported)" + (common.quiet ? "" : ":"))
+            for m in missing where !common.quiet { print("  \(m)") }
         }
     }
 }

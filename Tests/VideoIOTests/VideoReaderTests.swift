@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import VideoIO
+@testable import VideoIO
 
 final class VideoReaderTests: XCTestCase {
     var dir: URL!
@@ -173,5 +173,15 @@ final class VideoReaderTests: XCTestCase {
         guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
               let pages = Int(s.split(separator: " ")[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+    /// FFmpeg's bare -1 from a demuxer or decoder is bad data, not errno EPERM ("Operation not
+    /// permitted", which av_strerror makes of it); other codes keep FFmpeg's own words.
+    func testDecodingErrorsAreNotPermissionErrors() {
+        XCTAssertEqual(ffmpegMessage(-1), "Operation not permitted", "what av_strerror says of -1")
+        XCTAssertFalse(decodingMessage(-1).contains("permitted"))
+        XCTAssertTrue(decodingMessage(-1).contains("does not decode"))
+        let invalid = -Int32(bitPattern: UInt32(0x41444E49))   // AVERROR_INVALIDDATA, FFERRTAG('I','N','D','A')
+        XCTAssertEqual(decodingMessage(invalid), ffmpegMessage(invalid))
+        XCTAssertEqual(decodingMessage(invalid), "Invalid data found when processing input")
     }
 }

@@ -174,4 +174,25 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertTrue(fileText.contains("a file is in the way"), fileText)
         XCTAssertFalse(fileText.contains("NSCocoaErrorDomain"), fileText)
     }
+    /// -q means on export what it means on extract: errors, warnings and the summary only. Every
+    /// subcommand that runs extraction takes -q, --overwrite and --jobs.
+    func testQuietAndTheSharedFlagsMeanTheSameEverywhere() throws {
+        _ = try ToolRunner.models()
+        for command in [["extract"], ["export", "actions"], ["export", "poses"]] {
+            let (_, help) = try ToolRunner.run(command + ["--help"])
+            for flag in ["-q, --quiet", "--overwrite", "--jobs"] { XCTAssertTrue(help.contains(flag), "\(command.joined(separator: " ")) lacks \(flag)") }
+        }
+        let poses = ToolRunner.root.appendingPathComponent("Samples/poses").path
+        let kp = dir.appendingPathComponent("kp").path
+        let (loud, loudText) = try ToolRunner.run(["export", "poses", poses, "--keypoints", kp, "-o", dir.appendingPathComponent("a").path])
+        XCTAssertEqual(loud, 0, loudText)
+        XCTAssertTrue(loudText.contains("X ["), loudText)
+        let (quiet, quietText) = try ToolRunner.run(["export", "poses", poses, "--keypoints", kp, "-o", dir.appendingPathComponent("b").path, "-q"])
+        XCTAssertEqual(quiet, 0, quietText)
+        XCTAssertFalse(quietText.contains("X ["), quietText)
+        XCTAssertTrue(quietText.contains("wrote \(dir.appendingPathComponent("b").path) ("), quietText)
+        XCTAssertEqual(try ToolRunner.files(in: dir.appendingPathComponent("a")).filter { !$0.key.hasSuffix(".json") && !$0.key.hasSuffix(".jsonl") },
+                       try ToolRunner.files(in: dir.appendingPathComponent("b")).filter { !$0.key.hasSuffix(".json") && !$0.key.hasSuffix(".jsonl") },
+                       "the same arrays either way")
+    }
 }

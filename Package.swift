@@ -90,7 +90,7 @@ let package = Package(
                                                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                                                .product(name: "Logging", package: "swift-log"),
                                                .product(name: "Crypto", package: "swift-crypto")],
-                resources: [.copy("Page")]),
+                exclude: ["API.md"], resources: [.copy("Page")]),
         .executableTarget(
             name: "handpose",
             dependencies: [

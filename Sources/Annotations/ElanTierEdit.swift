@@ -32,6 +32,14 @@ public enum ElanTierEdit {
     /// `text` (an .eaf document) with the annotations of the tier `tier` replaced by `annotations`.
     public static func replacing(tier: String, in text: String, with annotations: [Annotation]) throws -> String {
         let doc = text as NSString
+        // Written as ELAN writes it, or not edited: the attributes this edit reads in double quotes, and
+        // time slots as empty elements.
+        if text.range(of: #"\b(TIER_ID|TIME_SLOT_ID|TIME_VALUE|TIME_SLOT_REF[12]|ANNOTATION_ID)\s*=\s*'"#, options: .regularExpression) != nil {
+            throw Refusal("the file quotes its ids with ' rather than \", as ELAN writes them; open and save it in ELAN first")
+        }
+        if text.range(of: #"<TIME_SLOT\b[^>]*[^/]>"#, options: .regularExpression) != nil {
+            throw Refusal("the file writes a time slot as an element with content, not as ELAN writes it; open and save it in ELAN first")
+        }
         func all(_ pattern: String, in range: NSRange? = nil) -> [NSTextCheckingResult] {
             let re = try! NSRegularExpression(pattern: pattern, options: [])
             return re.matches(in: text, range: range ?? NSRange(location: 0, length: doc.length))
@@ -54,6 +62,14 @@ public enum ElanTierEdit {
         }
         let oldContent = doc.substring(with: inner)
         if oldContent.contains("<REF_ANNOTATION") { throw Refusal("tier \(Diagnostic.quote(tier)) holds reference annotations, whose times come from another tier") }
+        // Annotations carrying more than an id, two slots and a value (a vocabulary entry, an external
+        // reference, a language) would lose it when rewritten.
+        for m in all(#"<(ALIGNABLE_ANNOTATION|ANNOTATION_VALUE|ANNOTATION)\b([^>]*)>"#, in: inner) {
+            let names = all(#"([A-Za-z_:][-\w.:]*)\s*="#, in: m.range(at: 2)).compactMap { group($0, 1) }
+            if let extra = names.first(where: { !["ANNOTATION_ID", "TIME_SLOT_REF1", "TIME_SLOT_REF2"].contains($0) }) {
+                throw Refusal("annotations of tier \(Diagnostic.quote(tier)) carry \(extra), which a rewrite would drop; edit this tier in ELAN")
+            }
+        }
 
         // Slots: those the tier's old annotations use, those anything else uses.
         let refPattern = #"\bTIME_SLOT_REF[12]\s*=\s*"([^"]*)""#
@@ -68,7 +84,9 @@ public enum ElanTierEdit {
         var highestSlot = 0
         for m in all(#"<TIME_SLOT\b[^>]*?/>"#, in: order.range) {
             let element = doc.substring(with: m.range)
-            guard let id = all(#"\bTIME_SLOT_ID\s*=\s*"([^"]*)""#, in: m.range).first.flatMap({ group($0, 1) }) else { continue }
+            guard let id = all(#"\bTIME_SLOT_ID\s*=\s*"([^"]*)""#, in: m.range).first.flatMap({ group($0, 1) }) else {
+                throw Refusal("a time slot without TIME_SLOT_ID: \(Diagnostic.elided(element))")
+            }
             let time = all(#"\bTIME_VALUE\s*=\s*"(\d+)""#, in: m.range).first.flatMap { group($0, 1) }.flatMap { Int64($0) }
             if let n = ElanReader.Collector.number(id) { highestSlot = max(highestSlot, n) }
             if oldRefs.contains(id) && !usedElsewhere.contains(id) { continue }

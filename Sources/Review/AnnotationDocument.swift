@@ -9,12 +9,13 @@ import Foundation
 /// naming one version, the first is written and the second finds the file changed.
 public actor AnnotationDocument {
     public let file: URL
-    let format: AnnotationFormat
+    public let format: AnnotationFormat
     let options: AnnotationOptions
     let clips: ReviewFolder
 
     public init(file: URL, options: AnnotationOptions, clips: ReviewFolder) {
-        self.file = file.standardizedFileURL
+        // A file reached through a symbolic link is saved where it is, not over the link.
+        self.file = URL(fileURLWithPath: ReviewFolder.realPath(file.path) ?? file.standardizedFileURL.path)
         format = AnnotationFormat.detect(file)
         self.options = options
         self.clips = clips
@@ -89,15 +90,25 @@ public actor AnnotationDocument {
         case unwritable(String)
     }
 
+    /// `validate`'s findings on the file at one version: it opens every clip, so it runs once a version.
+    private var checked: (version: String, findings: [Finding])?
+
     /// The file as it is on disk now, with `validate`'s findings.
     public func state() throws -> State {
         let bytes = try Data(contentsOf: file)
+        let version = Self.version(bytes)
         let (set, readOnly) = load()
-        var checked = set
-        Validator().check(&checked)
-        return State(file: file.path, format: format.rawValue, version: Self.version(bytes), editable: readOnly == nil,
-                     readOnlyReason: readOnly, segments: set.segments.map(row), diagnostics: checked.diagnostics.map(Self.finding))
+        if checked?.version != version {
+            var all = set
+            Validator().check(&all)
+            checked = (version, all.diagnostics.map(Self.finding))
+        }
+        return State(file: file.path, format: format.rawValue, version: version, editable: readOnly == nil,
+                     readOnlyReason: readOnly, segments: set.segments.map(row), diagnostics: checked?.findings ?? [])
     }
+
+    /// The segments as the list needs them (no clip opened).
+    public func rows() -> [Row] { load().0.segments.map(row) }
 
     /// Writes `edit` if the file is still at `edit.version`.
     public func save(_ edit: Edit) throws -> Saved {
@@ -115,14 +126,64 @@ public actor AnnotationDocument {
         case .elan: data = try elan(segments, into: current)
         case .labelStudio: throw SaveError.readOnly(Self.readOnlyLabelStudio)
         }
+        // The new file is written beside the old under a hidden name of the same extension and read back
+        // by the reader every command uses: what it cannot read, or reads otherwise than the page sent,
+        // is not saved. Then it replaces the file by a rename, with the file's permissions.
+        let candidate = file.deletingLastPathComponent()
+            .appendingPathComponent(".\(file.deletingPathExtension().lastPathComponent).review-\(UUID().uuidString.prefix(8)).\(file.pathExtension)")
+        defer { try? FileManager.default.removeItem(at: candidate) }
+        do { try data.write(to: candidate) } catch { throw SaveError.unwritable("\(candidate.path): \(error.localizedDescription)") }
+        try verify(candidate, holds: segments, previous: current)
+        // Changed on disk while this save was made: not overwritten either.
+        guard (try? Data(contentsOf: file)).map(Self.version) == now else { throw SaveError.conflict(current: (try? Data(contentsOf: file)).map(Self.version) ?? "") }
         let backup = URL(fileURLWithPath: file.path + ".bak")
         do {
+            if let mode = try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: candidate.path)
+            }
             try AtomicFile.write(current, to: backup)
-            try AtomicFile.write(data, to: file)
+            try AtomicFile.commit(candidate, to: file)
         } catch {
             throw SaveError.unwritable("\(error)")
         }
         return Saved(version: Self.version(data), backup: backup.path, diagnostics: try state().diagnostics)
+    }
+
+    /// Reads `candidate` back: no errors, the segments sent (times to the millisecond), and for ELAN
+    /// every other tier as it was in `previous`.
+    func verify(_ candidate: URL, holds sent: [Segment], previous: Data) throws {
+        var o = options
+        if format == .elan, case .success(let target) = AnnotationSource.elanEditTarget(file, options: options) { o.tiers = [target.tier] }
+        let back = AnnotationSource.load(annotationFile: candidate, options: o)
+        if !back.errors.isEmpty { throw SaveError.invalid(back.errors.map { Self.finding($0, file: candidate) }) }
+        // Times in whole milliseconds, as ELAN keeps them; an ELAN file names its clip its own way and
+        // keeps its annotations in time order.
+        func key(_ s: Segment) -> [String] {
+            [format == .elan ? "" : s.videoPath, s.label, s.start.map { "\(Int64(($0 * 1000).rounded()))" } ?? "-", s.end.map { "\(Int64(($0 * 1000).rounded()))" } ?? "-"]
+        }
+        var got = back.segments.map(key), want = sent.map(key)
+        if format == .elan {
+            got.sort { ($0[2].count, $0[2], $0[3].count, $0[3], $0[1]) < ($1[2].count, $1[2], $1[3].count, $1[3], $1[1]) }
+            want.sort { ($0[2].count, $0[2], $0[3].count, $0[3], $0[1]) < ($1[2].count, $1[2], $1[3].count, $1[3], $1[1]) }
+        }
+        guard got == want else {
+            throw SaveError.invalid([Finding(severity: "error", message: "the file written would read back otherwise than the page sent (\(got.count) segments for \(want.count)); nothing was saved", line: nil)])
+        }
+        guard format == .elan, let target = o.tiers.first else { return }
+        // Every other tier, read from the old file and the new one, must give the same segments.
+        let others = { (url: URL) -> [[String]] in
+            var all = self.options
+            all.tiers = ["*"]
+            return AnnotationSource.load(annotationFile: url, options: all).segments
+                .filter { !($0.contextGroup ?? "").hasPrefix("tier \(Diagnostic.quote(target)),") }
+                .map { [$0.contextGroup ?? "", $0.contextItem ?? ""] + key($0) }
+        }
+        let previousFile = candidate.deletingLastPathComponent().appendingPathComponent("." + candidate.lastPathComponent + ".previous.eaf")
+        defer { try? FileManager.default.removeItem(at: previousFile) }
+        try? previous.write(to: previousFile)
+        guard others(previousFile) == others(candidate) else {
+            throw SaveError.invalid([Finding(severity: "error", message: "writing tier \(Diagnostic.quote(target)) would change other tiers of this file; nothing was saved", line: nil)])
+        }
     }
 
     /// The ELAN file `current` with its tier's annotations replaced by `segments` (all of its one clip,
@@ -150,8 +211,11 @@ public actor AnnotationDocument {
                                                        end: Int64((end * 1000).rounded()) - target.origin))
         }
         if !problems.isEmpty { throw SaveError.invalid(problems) }
+        guard let text = String(validating: current, as: UTF8.self) else {
+            throw SaveError.readOnly("this ELAN file is not UTF-8 text; handpose saves ELAN files as UTF-8 only")
+        }
         do {
-            return Data(try ElanTierEdit.replacing(tier: target.tier, in: String(decoding: current, as: UTF8.self), with: annotations).utf8)
+            return Data(try ElanTierEdit.replacing(tier: target.tier, in: text, with: annotations).utf8)
         } catch let refusal as ElanTierEdit.Refusal {
             throw SaveError.invalid([Finding(severity: "error", message: refusal.description, line: nil)])
         }
@@ -161,12 +225,25 @@ public actor AnnotationDocument {
     func load() -> (AnnotationSet, String?) {
         let set = AnnotationSource.load(annotationFile: file, options: options)
         if format == .labelStudio { return (set, Self.readOnlyLabelStudio) }
+        if !options.labelMap.isEmpty {
+            return (set, "--label-map renames or drops labels as the file is read, and a save would write them so; review without --label-map to edit")
+        }
         // A row the reader could not take is not in the list the page edits: saving would drop it.
         if let e = set.errors.first {
             return (set, "the file has \(format == .elan ? "annotations" : "rows") handpose cannot read (\(e.location): \(e.message)); fix them in the file, then reload")
         }
-        if format == .elan, case .failure(let why) = AnnotationSource.elanEditTarget(file, options: options) {
-            return (set, "this ELAN file is shown, not saved: \(why)")
+        if format == .elan {
+            switch AnnotationSource.elanEditTarget(file, options: options) {
+            case .failure(let why): return (set, "this ELAN file is shown, not saved: \(why)")
+            case .success(let target):
+                // What a save would refuse is said now: the tier rewritten with nothing, as a trial.
+                guard let text = (try? Data(contentsOf: file)).flatMap({ String(validating: $0, as: UTF8.self) }) else {
+                    return (set, "this ELAN file is not UTF-8 text; handpose saves ELAN files as UTF-8 only")
+                }
+                do { _ = try ElanTierEdit.replacing(tier: target.tier, in: text, with: []) } catch {
+                    return (set, "this ELAN file is shown, not saved: \(error)")
+                }
+            }
         }
         if let w = set.warnings.first(where: { $0.kind == .unknownColumn }) {
             return (set, "the file has columns handpose does not read (\(w.message)); saving would drop them")
@@ -184,6 +261,9 @@ public actor AnnotationDocument {
             let at = "segment \(k + 1)"
             let label = r.label.trimmingCharacters(in: .whitespacesAndNewlines)
             if label.isEmpty { problems.append(Finding(severity: "error", message: "\(at): empty label", line: nil)) }
+            if label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0xFFFE || $0.value == 0xFFFF }) {
+                problems.append(Finding(severity: "error", message: "\(at): the label holds a control character", line: nil))
+            }
             for (name, t) in [("start", r.start), ("end", r.end)] {
                 if let t, !(t.isFinite && t >= 0) { problems.append(Finding(severity: "error", message: "\(at): \(name) \(t) is not a time", line: nil)) }
             }
@@ -212,6 +292,11 @@ public actor AnnotationDocument {
 
     static func finding(_ d: Diagnostic) -> Finding {
         Finding(severity: d.severity.rawValue, message: d.message + (d.hint.map { " (\($0))" } ?? ""), line: d.line)
+    }
+
+    /// A finding on the file a save would write, said as such.
+    static func finding(_ d: Diagnostic, file candidate: URL) -> Finding {
+        Finding(severity: d.severity.rawValue, message: "the file as it would be saved: " + d.message, line: d.line)
     }
 
     static let readOnlyLabelStudio = "Label Studio exports are shown, not saved, here: writing one back from its segments would drop what " +

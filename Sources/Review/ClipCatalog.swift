@@ -73,34 +73,43 @@ public actor ClipCatalog {
         public var frames: [Frame]
     }
 
-    private var files: [String: (stamp: [Int], file: KeypointFile)] = [:]
+    /// Each clip's figures, with the size and modification time of the keypoint file they came from
+    /// (the files themselves are not kept: a dataset's would not fit).
+    private var figures: [String: (stamp: [Int], clip: Clip)] = [:]
 
     /// Every clip and image under the root, by path, with the annotation labels and segment counts given.
+    /// Clips reached through a symbolic link that leads out of the root are not served, so not listed.
     public func list(labels: [String: [String]], segments: [String: Int]) throws -> [Clip] {
         let found = try InputFiles.collect([clips.url.path], recursive: true)
-        return found.items.map { item in
-            var c = Clip(path: item.relative, kind: MediaKind.isStillImage(item.url) ? "image" : "video",
-                         labels: labels[item.relative] ?? [], segments: segments[item.relative] ?? 0, keypoints: false)
-            if let file = try? keypointFile(item.relative) {
-                let row = DatasetReport.clipRow(file, source: item.relative)
-                c.keypoints = true
-                c.frames = row.frames
-                c.framesWithHand = row.framesWithHand
-                c.detectionRate = row.detectionRate
-                c.longestGap = row.longestGap
-                c.longestGapSeconds = row.longestGapSeconds
-                c.fps = file.video.fps
-                c.duration = Self.duration(file)
-            }
+        return found.items.filter { (try? clips.file($0.relative)) != nil }.map { item in
+            var c = figuresOf(item.relative) ?? Clip(path: item.relative, kind: "", labels: [], segments: 0, keypoints: false)
+            c.kind = MediaKind.isStillImage(item.url) ? "image" : "video"
+            c.labels = labels[item.relative] ?? []
+            c.segments = segments[item.relative] ?? 0
             return c
         }
+    }
+
+    /// The list's figures of a clip from its keypoint file (`report`'s), read again when the file changed.
+    func figuresOf(_ relative: String) -> Clip? {
+        let url = keypoints.keypointURL(for: relative)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        let stamp = [(attributes[.size] as? Int) ?? -1, Int(((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1e6)]
+        if let known = figures[relative], known.stamp == stamp { return known.clip }
+        guard let file = try? KeypointFile.load(url) else { return nil }
+        let row = DatasetReport.clipRow(file, source: relative)
+        let c = Clip(path: relative, kind: "", labels: [], segments: 0, keypoints: true, frames: row.frames, fps: file.video.fps,
+                     duration: Self.duration(file), framesWithHand: row.framesWithHand, detectionRate: row.detectionRate,
+                     longestGap: row.longestGap, longestGapSeconds: row.longestGapSeconds)
+        figures[relative] = (stamp, c)
+        return c
     }
 
     /// The hands of the clip at `relative` (which must name a file under the root), or nil when it
     /// has no keypoint file.
     public func hands(_ relative: String) throws -> Hands? {
         _ = try clips.file(relative)
-        guard let file = try? keypointFile(relative) else { return nil }
+        guard let file = try? KeypointFile.load(keypoints.keypointURL(for: relative)) else { return nil }
         return Hands(clip: relative, width: file.video.width, height: file.video.height, fps: file.video.fps,
                      bones: Joint.bones.map { [$0.0, $0.1] },
                      frames: file.frames.map { f in
@@ -109,17 +118,6 @@ public actor ClipCatalog {
                                         landmarks: h.landmarks.map { Array($0.prefix(2)) })
                          })
                      })
-    }
-
-    /// The keypoint file of a clip, read again when its size or modification time changed.
-    func keypointFile(_ relative: String) throws -> KeypointFile {
-        let url = keypoints.keypointURL(for: relative)
-        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-        let stamp = [(attributes[.size] as? Int) ?? -1, Int(((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1e6)]
-        if let known = files[relative], known.stamp == stamp { return known.file }
-        let file = try KeypointFile.load(url)
-        files[relative] = (stamp, file)
-        return file
     }
 
     /// Seconds the clip lasts: its last frame's time plus one frame.

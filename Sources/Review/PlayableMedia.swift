@@ -15,26 +15,45 @@ public actor PlayableMedia {
     static let imageTypes: [String: String] = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp",
                                                "bmp": "image/bmp"]
 
+    /// Why a clip is not sent: not a clip or image, or one that cannot be made playable.
+    public struct Unplayable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
     /// The file to send for the clip at `url` (named `relative` under the root), and its media type.
     public func file(for url: URL, relative: String) throws -> (URL, String) {
         let ext = url.pathExtension.lowercased()
+        guard MediaKind.isMedia(name: url.lastPathComponent) else { throw Unplayable(description: "\(relative) is not a clip or an image") }
         if let type = Self.imageTypes[ext] { return (url, type) }
-        if Self.playableContainers.contains(ext), let info = try? VideoReader(url: url, threads: 1).info,
-           Self.playableCodecs.contains(info.codec), Self.playablePixels.contains(info.pixelFormat) {
+        if Self.playableContainers.contains(ext), let info = try? VideoReader(url: url, threads: 1).info, Self.playable(info) {
             return (url, ext == "webm" ? "video/webm" : "video/mp4")
         }
-        let out = cache.appendingPathComponent(relative + ".mp4")
-        if let made = try? out.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
-           let source = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate, made >= source {
+        // The cache is fresh while the clip is the same file: its size, modification time and inode.
+        let out = cache.appendingPathComponent(relative + ".mp4"), stamp = out.appendingPathExtension("source")
+        let source = try FileManager.default.attributesOfItem(atPath: url.path)
+        let identity = "\(source[.size] ?? 0) \((source[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) \(source[.systemFileNumber] ?? 0)"
+        if FileManager.default.fileExists(atPath: out.path), (try? String(contentsOf: stamp, encoding: .utf8)) == identity {
             return (out, "video/mp4")
         }
-        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let reader = try VideoReader(url: url)
-        let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : 25
-        // VideoWriter writes a temporary file and renames it when finished: no half-made file is served.
-        let writer = try VideoWriter(url: out, width: reader.info.width, height: reader.info.height, frameRate: Rational(rate: rate), quality: 20)
-        while let frame = try reader.nextFrame() { try writer.append(frame, time: frame.time) }
-        try writer.finish()
+        do {
+            try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let reader = try VideoReader(url: url)
+            let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : 25
+            // VideoWriter writes a temporary file and renames it when finished: no half-made file is served.
+            let writer = try VideoWriter(url: out, width: reader.info.width, height: reader.info.height, frameRate: Rational(rate: rate), quality: 20)
+            while let frame = try reader.nextFrame() { try writer.append(frame, time: frame.time) }
+            try writer.finish()
+        } catch {
+            throw Unplayable(description: "\(relative) cannot be converted for the browser: \(error)")
+        }
+        // Without libx264, or at an odd frame size, the encoder makes what browsers do not play: said, not cached.
+        guard let made = try? VideoReader(url: out, threads: 1).info, Self.playable(made) else {
+            try? FileManager.default.removeItem(at: out)
+            throw Unplayable(description: "\(relative) cannot be converted for the browser: this FFmpeg made no H.264 4:2:0 video of it (libx264 missing, or an odd frame size)")
+        }
+        try? identity.write(to: stamp, atomically: true, encoding: .utf8)
         return (out, "video/mp4")
     }
+
+    static func playable(_ info: VideoInfo) -> Bool { playableCodecs.contains(info.codec) && playablePixels.contains(info.pixelFormat) }
 }

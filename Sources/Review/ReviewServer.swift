@@ -90,9 +90,9 @@ public struct ReviewServer: Sendable {
             var labels: [String: Set<String>] = [:], counts: [String: Int] = [:]
             var file: [String: String]? = nil
             if let document {
-                let state = try await document.state()
-                for s in state.segments { if let c = s.clip { labels[c, default: []].insert(s.label); counts[c, default: 0] += 1 } }
-                file = ["file": state.file, "format": state.format]
+                // The list opens no clip: validate's findings come with the annotations, once a version.
+                for s in await document.rows() { if let c = s.clip { labels[c, default: []].insert(s.label); counts[c, default: 0] += 1 } }
+                file = ["file": document.file.path, "format": document.format.rawValue]
             }
             let list = try await catalog.list(labels: labels.mapValues { $0.sorted() }, segments: counts)
             return try Self.json(ClipList(root: clips.url.path, keypoints: catalog.keypoints.root.path, annotations: file,
@@ -112,7 +112,8 @@ public struct ReviewServer: Sendable {
                 let clip = try clips.file(relative)
                 let (file, type) = try await media.file(for: clip, relative: relative)
                 return try await Self.send(file, type: type, request: request, context: context)
-            } catch let refusal as ReviewFolder.Refusal { return Self.refused(refusal) }
+            } catch let refusal as ReviewFolder.Refusal { return Self.refused(refusal)
+            } catch let unplayable as PlayableMedia.Unplayable { return Self.error(.unsupportedMediaType, unplayable.description) }
         }
         router.get("/api/annotations") { _, _ -> Response in
             guard let document else { return Self.error(.notFound, "no annotation file: start review with --annotations FILE") }

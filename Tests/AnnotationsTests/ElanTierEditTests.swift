@@ -68,6 +68,14 @@ final class ElanTierEditTests: XCTestCase {
         XCTAssertTrue(try read(emptied, tier: "a").segments.isEmpty)
         XCTAssertEqual(times(try read(emptied, tier: "b")), times(before))
         XCTAssertThrowsError(try ElanTierEdit.replacing(tier: "nope", in: original, with: []))
+        // What the edit would lose or misread is refused: annotations with a vocabulary reference, ids in
+        // single quotes, a time slot written with content.
+        for (from, to) in [(#"ANNOTATION_ID="a1""#, #"ANNOTATION_ID="a1" CVE_REF="cv1""#), (#"TIME_SLOT_ID="ts3""#, "TIME_SLOT_ID='ts3'"),
+                           (#"<TIME_SLOT TIME_SLOT_ID="ts3" TIME_VALUE="1790"/>"#, #"<TIME_SLOT TIME_SLOT_ID="ts3" TIME_VALUE="1790"></TIME_SLOT>"#)] {
+            let odd = original.replacingOccurrences(of: from, with: to)
+            XCTAssertNotEqual(odd, original, from)
+            XCTAssertThrowsError(try ElanTierEdit.replacing(tier: "a", in: odd, with: []), to)
+        }
         XCTAssertThrowsError(try ElanTierEdit.replacing(tier: "a", in: original, with: [ElanTierEdit.Annotation(value: "x", start: 10, end: 10)]))
     }
 

@@ -19,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-# The page's contract (SPEC.md): chirality colours, the time tolerance of the drawn-frame lookup, the
+# The page's contract (Sources/Review/API.md): chirality colours, the time tolerance of the drawn-frame lookup, the
 # 409 message.
 COLORS = {"left": (60, 220, 255), "right": (255, 90, 60)}
 TIME_TOLERANCE = 0.001

@@ -13,17 +13,7 @@ final class ReviewProcess {
     init(_ arguments: [String]) throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
         log = FileManager.default.temporaryDirectory.appendingPathComponent("review-\(UUID().uuidString).log")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([binary.path, "review"] + arguments + ["--port", "0"]).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        let pid = try ToolRunner.launch([binary.path, "review"] + arguments + ["--port", "0"], log: log)
         self.pid = pid
         // The address it prints once listening.
         var found: URL?
@@ -127,6 +117,7 @@ final class ReviewServerTests: XCTestCase {
         }
         XCTAssertEqual(try curl("/media/actions/grab_0.mp4", token: t).0, 200)
         XCTAssertEqual(try curl("/media/actions/none.mp4", token: t).0, 404)
+        XCTAssertEqual(try curl("/media/annotations.csv", token: t).0, 415, "a file that is no clip is refused, not attempted")
         XCTAssertEqual(try curl("/static/../annotations.csv", token: t).0, 404)
     }
 
@@ -169,7 +160,10 @@ final class ReviewServerTests: XCTestCase {
         for bad in ["{\"video\": \"actions/grab_0.mp4\", \"label\": \" \", \"start\": 0, \"end\": 1}",
                     "{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 1, \"end\": 0.5}",
                     "{\"video\": \"../secret.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 1}",
-                    "{\"video\": \"actions/none.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 1}"] {
+                    "{\"video\": \"actions/none.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 1}",
+                    "{\"video\": \"actions/grab_0.mp4\", \"label\": \"gr\\u0001ab\", \"start\": 0, \"end\": 1}",
+                    // A start without an end where the other rows give both: the file would not read back.
+                    "{\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}, {\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0.5, \"end\": null}"] {
             let (status, _, body) = try curl("/api/annotations", token: t, method: "PUT", body: "{\"version\": \"\(version)\", \"segments\": [\(bad)]}")
             XCTAssertEqual(status, 422, bad)
             XCTAssertFalse(((try json(body))["diagnostics"] as? [Any] ?? []).isEmpty)
@@ -182,7 +176,11 @@ final class ReviewServerTests: XCTestCase {
                 " {\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}]}"
         }
         var statuses = [Int](repeating: 0, count: 2)
-        DispatchQueue.concurrentPerform(iterations: 2) { k in statuses[k] = (try? curl("/api/annotations", token: t, method: "PUT", body: bodies[k]).0) ?? -1 }
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            let status = (try? curl("/api/annotations", token: t, method: "PUT", body: bodies[k]).0) ?? -1
+            lock.withLock { statuses[k] = status }
+        }
         XCTAssertEqual(statuses.sorted(), [200, 409])
         let winner = statuses.firstIndex(of: 200)! + 1
         XCTAssertEqual(try String(contentsOf: csv, encoding: .utf8),
@@ -279,9 +277,20 @@ final class ReviewServerTests: XCTestCase {
         XCTAssertEqual(code, 0, out)
         let again = try XCTUnwrap(try json(try curl("/api/annotations", token: t).2)["segments"] as? [[String: Any]])
         XCTAssertEqual(again.map { [$0["label"] as! String, "\($0["start"]!)", "\($0["end"]!)"] }, [["grab", "0.5", "1.25"], ["point", "1.5", "1.9"]])
+        // With --label-map the labels shown are not the file's: nothing may be saved.
+        server.stop()
+        server = try ReviewProcess([root.path, "--keypoints", keypoints.path, "--annotations", eaf.path, "--tier", "RH", "--label-map", "grab=take"])
+        let mapped = try json(try curl("/api/annotations", token: server.token).2)
+        XCTAssertEqual(mapped["editable"] as? Bool, false)
+        XCTAssertTrue((mapped["readOnlyReason"] as? String ?? "").contains("--label-map"))
+        let mappedBody = "{\"version\": \"\(mapped["version"] as! String)\", \"segments\": []}"
+        XCTAssertEqual(try curl("/api/annotations", token: server.token, method: "PUT", body: mappedBody).0, 405)
+        server.stop()
+        server = try ReviewProcess([root.path, "--keypoints", keypoints.path, "--annotations", eaf.path, "--tier", "RH"])
+        let t2 = server.token
         // A segment of another clip does not go into this clip's ELAN file.
-        let now = try json(try curl("/api/annotations", token: t).2)["version"] as! String
+        let now = try json(try curl("/api/annotations", token: t2).2)["version"] as! String
         let other = "{\"version\": \"\(now)\", \"segments\": [{\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0, \"end\": 1}]}"
-        XCTAssertEqual(try curl("/api/annotations", token: t, method: "PUT", body: other).0, 422)
+        XCTAssertEqual(try curl("/api/annotations", token: t2, method: "PUT", body: other).0, 422)
     }
 }

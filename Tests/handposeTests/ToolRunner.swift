@@ -63,6 +63,16 @@ enum ToolRunner {
     static func spawn(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("slurm-shell-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
+        let pid = try launch(["/usr/bin/env"] + arguments, log: log, environment: environment)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts `argv` (its first element the executable's path) with standard input from /dev/null and
+    /// standard output and error into `log`; its process id.
+    static func launch(_ argv: [String], log: URL, environment: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -70,15 +80,12 @@ enum ToolRunner {
         posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+        let cArgs = argv.map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
-        defer { for p in argv + envp { free(p) } }
+        defer { for p in cArgs + envp { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgs, envp)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        return pid
     }
 }

@@ -1,7 +1,7 @@
 // handpose review: the page. Lists clips by how well their hands were found, plays a clip with its
 // keypoints drawn over it, and edits the annotation segments on a timeline. Plain JavaScript with no
 // framework or build step, because the machines it runs on are offline and nothing is installed.
-// The routes and JSON it relies on are fixed in the page <-> server contract (SPEC.md).
+// The routes and JSON it relies on are fixed in the page <-> server contract (Sources/Review/API.md).
 "use strict";
 
 // ---- Constants
@@ -597,10 +597,16 @@ function followVideo() {
   video.addEventListener("timeupdate", () => { if (video.paused || !followsFrames) drawAt(video.currentTime); });
   video.addEventListener("play", () => { $("play").textContent = "Pause"; });
   video.addEventListener("pause", () => { $("play").textContent = "Play"; });
-  video.addEventListener("error", () => {
-    if (app.clip && video.getAttribute("src")) {
-      setStatus(`The browser cannot play ${app.clip.path}: ${video.error ? video.error.message || "decode error" : "error"}.`, "error");
-    }
+  video.addEventListener("error", async () => {
+    if (!app.clip || !video.getAttribute("src")) return;
+    const path = app.clip.path;
+    let why = video.error ? video.error.message || "decode error" : "error";
+    // A refusal of the server (a file it cannot convert, say) says more than the media element can.
+    try {
+      const reply = await fetch(mediaURL(path), { headers: { Range: "bytes=0-0" } });
+      if (!reply.ok) why = (await reply.json()).error || why;
+    } catch (_) { /* keep the media element's reason */ }
+    if (app.clip && app.clip.path === path) setStatus(`The browser cannot play ${path}: ${why}.`, "error");
   });
   still.addEventListener("load", () => {
     if (!app.clip) return;

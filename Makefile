@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist
+.PHONY: setup packages models venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist bench-complete
 
 setup: packages models venv
 
@@ -54,6 +54,18 @@ bench: build bench-setup parity
 	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --profile && \
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
+	$(MAKE) bench-complete
+
+# extract --complete against plain extraction (README, "`--complete`"): on synthetic clips in which a
+# live tracker loses the hand (made once, the same bytes for the same seed), against their truth; then on
+# the shared corpus, against MediaPipe's stored outputs.
+SYNTH_LOSSES = .build/synth-losses
+bench-complete: build
+	@if [ ! -f $(SYNTH_LOSSES)/annotations.csv ]; then rm -rf $(SYNTH_LOSSES) && \
+	  $(BIN) synth -o $(SYNTH_LOSSES) --per-class 3 --seconds 4 --fps 30 --size 640x480 --montages 0 --poses-per-class 0 --seed 7 --losses; fi
+	$(BIN) bench complete $(SYNTH_LOSSES)/actions
+	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench complete $(CORPUS)/clips --reference $(CORPUS)/reference_tasks; \
+	else echo "bench complete on the corpus skipped: $(CORPUS)/clips is absent"; fi
 
 # Peak memory and time of validate on a million segments in one file, in each annotation format
 # (README, "Annotations from ELAN and Label Studio"); the files are generated and removed.

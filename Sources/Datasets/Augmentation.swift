@@ -98,7 +98,8 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                         guard let ha = source[a][s] else { return source[b][s] }
                         guard let hb = source[b][s], w > 0 else { return ha }
                         return HandSample(joints: zip(ha.joints, hb.joints).map { $0 + w * ($1 - $0) },
-                                          confidence: ha.confidence + w * (hb.confidence - ha.confidence), chirality: ha.chirality)
+                                          confidence: ha.confidence + w * (hb.confidence - ha.confidence), chirality: ha.chirality,
+                                          interpolated: ha.interpolated || hb.interpolated)
                     }
                 }
                 drawn["speed"] = speed

@@ -140,7 +140,8 @@ public enum TrainingSet {
         return s
     }
 
-    /// Flattens examples into X in the chosen layout, and the mask (1 where a hand is real).
+    /// Flattens examples into X in the chosen layout, and the mask (`HandSample.mask`: 1 where a hand
+    /// the model estimated is, 2 where `--complete` interpolated it, 0 where none is).
     static func arrays(_ examples: [Example], settings: ExportSettings) -> (x: [Float], mask: [UInt8]) {
         var x: [Float] = [], mask: [UInt8] = []
         for e in examples {
@@ -152,7 +153,7 @@ public enum TrainingSet {
                     } else {
                         for j in 0..<21 { x.append(contentsOf: f[j]) }
                     }
-                    mask.append(slot == nil ? 0 : 1)
+                    mask.append(HandSample.mask(slot))
                 }
             }
         }

@@ -25,10 +25,16 @@ public struct HandSample: Sendable, Equatable {
     public var joints: [SIMD3<Float>]
     public var confidence: Float
     public var chirality: Chirality
+    /// Made, wholly or in part, from a hand `extract --complete` interpolated (no model saw it): the
+    /// export's mask says 2 here rather than 1.
+    public var interpolated: Bool
 
-    public init(joints: [SIMD3<Float>], confidence: Float, chirality: Chirality) {
-        self.joints = joints; self.confidence = confidence; self.chirality = chirality
+    public init(joints: [SIMD3<Float>], confidence: Float, chirality: Chirality, interpolated: Bool = false) {
+        self.joints = joints; self.confidence = confidence; self.chirality = chirality; self.interpolated = interpolated
     }
+
+    /// The export's mask value of a slot: 0 no hand, 1 a hand the model estimated, 2 an interpolated one.
+    public static func mask(_ slot: HandSample?) -> UInt8 { slot.map { $0.interpolated ? 2 : 1 } ?? 0 }
 }
 
 /// A resampled track: per output frame and hand slot, a sample or nil (no hand), and the source frame times used.
@@ -54,7 +60,8 @@ public enum Windowing {
     }
 
     static func sample(_ h: KeypointFile.Hand) -> HandSample {
-        HandSample(joints: h.landmarks.map { SIMD3($0[0], $0[1], $0.count > 2 ? $0[2] : 0) }, confidence: h.presence ?? 1, chirality: h.chirality)
+        HandSample(joints: h.landmarks.map { SIMD3($0[0], $0[1], $0.count > 2 ? $0[2] : 0) }, confidence: h.presence ?? 1, chirality: h.chirality,
+                   interpolated: h.isInterpolated)
     }
 
     /// Resamples `file` to `fps` over `[start, end)` using the real timestamps: linear interpolation
@@ -82,7 +89,8 @@ public enum Windowing {
                     let sa = sample(ha), sb = sample(hb)
                     slots.append(HandSample(joints: zip(sa.joints, sb.joints).map { $0 + w * ($1 - $0) },
                                             confidence: sa.confidence + w * (sb.confidence - sa.confidence),
-                                            chirality: w < 0.5 ? sa.chirality : sb.chirality))
+                                            chirality: w < 0.5 ? sa.chirality : sb.chirality,
+                                            interpolated: sa.interpolated || sb.interpolated))
                 } else {
                     let nearest = (t < ta || abs(t - ta) <= abs(tb - t)) ? a : b
                     slots.append(picked[nearest][s].map(sample))

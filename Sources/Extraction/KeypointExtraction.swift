@@ -59,7 +59,8 @@ public enum KeypointExtraction {
     public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
                                formats: [OutputFormat], root: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
         try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
-                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root), decodeThreads: decodeThreads, progress: progress)
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: tracker.options.completes),
+                    decodeThreads: decodeThreads, progress: progress)
     }
 
     static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
@@ -143,6 +144,9 @@ public enum KeypointExtraction {
             }
             profile.writing += ContinuousClock.now - writing
         }
+        // `--complete` keeps the clip's hands until it has been read (see `complete`).
+        let completing = tracker.options.completes && !reader.info.isStillImage
+        var held: [TrackSmoother.Frame] = []
         var count = 0
         var last: Int?
         var failure: Error?
@@ -151,8 +155,8 @@ public enum KeypointExtraction {
             switch queue.pop() {
             case .frame(let f):
                 do {
-                    let hands = try tracker.process(f)
-                    try write(smoother.push(TrackSmoother.Frame(index: f.index, time: f.time, hands: hands)))
+                    let frame = TrackSmoother.Frame(index: f.index, time: f.time, hands: try tracker.process(f))
+                    if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
                     last = f.index
                     progress(count)
@@ -167,6 +171,10 @@ public enum KeypointExtraction {
             }
         }
         if let failure { throw failure }
+        if completing {
+            try complete(&held, url: url, tracker: tracker, width: reader.info.width, height: reader.info.height, decodeThreads: decodeThreads)
+            for frame in held { try write(smoother.push(frame)) }
+        }
         // The last frames, smoothed with what came before them; also when decoding stopped at damage, so
         // an incomplete file holds every frame that was read.
         try write(smoother.finish())
@@ -189,6 +197,41 @@ public enum KeypointExtraction {
         profile.tracker = tracker.timings
         profile.wall = ContinuousClock.now - start
         return (file, profile)
+    }
+}
+
+extension KeypointExtraction {
+    /// `--complete` on a clip's hands as tracked (`frames`, every decoded frame in order): a second
+    /// decoding pass holds the frames within `SequenceCompletion.backwardReach` before each track's start
+    /// (no more: 30 frames at 30 fps) and tracks each start backwards through them; then tracks are
+    /// joined, gaps filled and chirality voted. If the second pass cannot decode a frame the first did (or
+    /// decodes another), backward tracking stops there; the rest of the completion still runs.
+    static func complete(_ frames: inout [TrackSmoother.Frame], url: URL, tracker: HandTracker, width: Int, height: Int,
+                         decodeThreads: Int) throws {
+        let completion = SequenceCompletion(maxHands: tracker.options.maxHands, width: width, height: height)
+        let starts = SequenceCompletion.starts(frames)
+        if !starts.isEmpty, let reader = try? VideoReader(url: url, threads: decodeThreads) {
+            var held: [Int: VideoFrame] = [:]
+            var decoded = 0
+            var next = 0
+            decoding: while next < starts.count {
+                let position = starts[next].position
+                while decoded < position {
+                    guard let f = try? reader.nextFrame(), f.index == frames[decoded].index else { break decoding }
+                    if decoded >= starts[next].earliest { held[decoded] = f }
+                    decoded += 1
+                }
+                while next < starts.count && starts[next].position == position {
+                    try completion.extendBackward(&frames, from: starts[next]) { p, later in
+                        try held[p].flatMap { try tracker.trackBackward($0, from: later) }
+                    }
+                    next += 1
+                }
+                // Frames no later start reaches back to are let go (`earliest` grows with the position).
+                if next < starts.count { held = held.filter { $0.key >= starts[next].earliest } }
+            }
+        }
+        completion.finish(&frames)
     }
 }
 

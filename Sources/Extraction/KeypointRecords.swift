@@ -8,7 +8,8 @@ extension KeypointFile.Settings {
     public init(_ o: HandTrackerOptions) {
         self.init(model: o.model.rawValue, maxHands: o.maxHands, minDetectionConfidence: o.minDetectionConfidence,
                   minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
-                  smoothing: o.smoothing, smoother: o.smoothing && o.mode == .video ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline)
+                  smoothing: o.smoothing, smoother: o.smoothing && o.mode == .video ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
+                  completion: o.completes ? SequenceCompletion.name : nil)
     }
 }
 
@@ -19,11 +20,14 @@ extension KeypointFile.Region {
 }
 
 extension KeypointFile.Hand {
-    /// A hand as stored: coordinates rounded to 1e-6, scores to 1e-5.
+    /// A hand as stored: coordinates rounded to 1e-6, scores to 1e-5; an interpolated hand has no region
+    /// (no model looked at one).
     public init(_ h: HandObservation) {
         func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
         self.init(chirality: h.chirality, handedness: (h.handedness * 1e5).rounded() / 1e5,
                   presence: (h.presence * 1e5).rounded() / 1e5,
-                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded), region: KeypointFile.Region(h.region), track: h.track)
+                  landmarks: h.landmarks.map(rounded), world: h.world.map(rounded),
+                  region: h.origin == .interpolated ? nil : KeypointFile.Region(h.region), track: h.track,
+                  origin: h.origin == .tracked ? nil : h.origin.rawValue)
     }
 }

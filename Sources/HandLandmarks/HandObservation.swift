@@ -18,6 +18,19 @@ public struct HandObservation: Sendable {
     /// This hand's identity across frames: the same number while tracking carries the hand from frame
     /// to frame, a new one (counting from 0 in each clip) when palm detection finds it anew.
     public var track = -1
+    /// How the hand was found: by MediaPipe's forward tracking (as a live tracker finds it), or by
+    /// `--complete` after the clip was read (`SequenceCompletion`).
+    public var origin: Origin = .tracked
+
+    /// How a hand came to be reported.
+    public enum Origin: String, Sendable {
+        /// Palm detection or tracking from the frame before, frame by frame as MediaPipe does.
+        case tracked
+        /// The landmark model, tracking time reversed from a later frame of the same track.
+        case backward
+        /// No model: interpolated in time between the track's hands on either side of a short gap.
+        case interpolated
+    }
 
     public init(chirality: Chirality, handedness: Float, presence: Float, landmarks: [Point3], world: [Point3], region: RegionOfInterest) {
         self.chirality = chirality

@@ -20,6 +20,11 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public var smoothing = false
     /// Whose rules join new palms to tracked hands and merge hands found twice.
     public var rules: Rules = .tasks
+    /// `--complete` (video mode): once a clip has been read, tracks are followed backwards, rejoined
+    /// across short losses, their short gaps filled and their chirality voted (`SequenceCompletion`).
+    public var completion = false
+    /// Whether `completion` applies: it follows hands over time, so video mode only.
+    public var completes: Bool { completion && mode == .video }
 
     /// MediaPipe Tasks' HandLandmarker (the default), or the legacy `mp.solutions.hands` solution
     /// (for parity with outputs it made, such as the corpus references).
@@ -129,15 +134,7 @@ public final class HandTracker {
         }
         var hands: [HandObservation] = []
         for (region, track) in candidates {
-            let r = try landmarker.estimate(frame, region: region)
-            // MediaPipe's ThresholdingCalculator accepts a score strictly above the threshold.
-            guard r.presence > options.minPresenceConfidence else { continue }
-            // The model's handedness output is the probability of a right hand in the image as given
-            // (checked against MediaPipe's reference outputs); the legacy API's labels swap it, assuming
-            // mirrored input. For mirrored footage the hand the person raised is the other one.
-            let right = options.mirrored ? 1 - r.rawHandedness : r.rawHandedness
-            var hand = HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
-                                       landmarks: r.landmarks, world: r.world, region: region)
+            guard var hand = try landmarks(frame, region: region) else { continue }
             hand.track = track ?? -1
             hands.append(hand)
         }
@@ -153,6 +150,33 @@ public final class HandTracker {
         tracked = hands.map { RegionOfInterest.fromLandmarks($0.landmarks, imageWidth: W, imageHeight: H) }
         trackedIDs = hands.map(\.track)
         return hands
+    }
+
+    /// The landmark model on `region`: the hand there, or nil when its presence is not above the threshold.
+    private func landmarks(_ frame: VideoFrame, region: RegionOfInterest) throws -> HandObservation? {
+        let r = try landmarker.estimate(frame, region: region)
+        // MediaPipe's ThresholdingCalculator accepts a score strictly above the threshold.
+        guard r.presence > options.minPresenceConfidence else { return nil }
+        // The model's handedness output is the probability of a right hand in the image as given
+        // (checked against MediaPipe's reference outputs); the legacy API's labels swap it, assuming
+        // mirrored input. For mirrored footage the hand the person raised is the other one.
+        let right = options.mirrored ? 1 - r.rawHandedness : r.rawHandedness
+        return HandObservation(chirality: right >= 0.5 ? .right : .left, handedness: right, presence: r.presence,
+                               landmarks: r.landmarks, world: r.world, region: region)
+    }
+
+    /// `--complete`'s backward step: the hand `later` (seen in the frame after `frame`) looked for in
+    /// `frame`, by the same rules as tracking forward with time reversed: the region from `later`'s
+    /// landmarks, the landmark model, its presence threshold. Nil when the hand is not there. The result
+    /// keeps `later`'s track and is marked `.backward`. Tracked hands are not touched.
+    public func trackBackward(_ frame: VideoFrame, from later: HandObservation) throws -> HandObservation? {
+        let start = ContinuousClock.now
+        defer { processTime += ContinuousClock.now - start }
+        let region = RegionOfInterest.fromLandmarks(later.landmarks, imageWidth: frame.width, imageHeight: frame.height)
+        guard var hand = try landmarks(frame, region: region) else { return nil }
+        hand.track = later.track
+        hand.origin = .backward
+        return hand
     }
 
     /// MediaPipe Tasks' HandAssociationCalculator (min_similarity_threshold 0.5): every tracked region

@@ -5,6 +5,8 @@ import Keypoints
 /// `frame, time, track, chirality, handedness, presence`, then `x0, y0, z0` to `x20, y20, z20`
 /// (normalised to the frame, as in the keypoint file) and `world_x0` to `world_z20` (metres). A frame
 /// without hands has no row; an unknown value (a reference file's missing presence or track) is empty.
+/// Files of `extract --complete` end with an `origin` column: empty for hands found as MediaPipe finds
+/// them, `backward` or `interpolated` for those the completion added (the keypoint file's `origin`).
 public final class HandCSVWriter: KeypointOutput {
     public let url: URL
     private let file: StagedFile
@@ -13,14 +15,20 @@ public final class HandCSVWriter: KeypointOutput {
         + (0..<Joint.count).flatMap { j in ["x\(j)", "y\(j)", "z\(j)"] }
         + (0..<Joint.count).flatMap { j in ["world_x\(j)", "world_y\(j)", "world_z\(j)"] }
 
-    public init(url: URL) throws {
+    /// Whether rows end with the hand's `origin`.
+    let origins: Bool
+
+    public init(url: URL, origins: Bool = false) throws {
         self.url = url
+        self.origins = origins
         file = try StagedFile(url: url)
-        try file.write(Self.header.joined(separator: ",") + "\n")
+        try file.write((Self.header + (origins ? ["origin"] : [])).joined(separator: ",") + "\n")
     }
 
     public func append(_ frame: KeypointFile.Frame) throws {
-        for hand in frame.hands { try file.write(Self.row(frame, hand).joined(separator: ",") + "\n") }
+        for hand in frame.hands {
+            try file.write((Self.row(frame, hand) + (origins ? [hand.origin ?? ""] : [])).joined(separator: ",") + "\n")
+        }
     }
 
     static func row(_ frame: KeypointFile.Frame, _ hand: KeypointFile.Hand) -> [String] {

@@ -4,7 +4,8 @@ import Keypoints
 /// A clip's keypoints as NumPy arrays in one `.npz`, for `np.load`:
 /// `landmarks` and `world` float32 `[frames, hands, 21, 3]`, `presence` and `handedness` float32
 /// `[frames, hands]`, `track` int32 `[frames, hands]` (-1 where no hand), `mask` bool `[frames, hands]`
-/// (true where a hand is real; everything else is 0 there), `frame` int64 and `time` float64
+/// (true where a hand is real; everything else is 0 there; in files of `extract --complete`, uint8: 1
+/// where the model estimated the hand, 2 where it was interpolated, 0 where no hand), `frame` int64 and `time` float64
 /// `[frames]`, and `header`: the keypoint file without its frames (source, frame size, rate, settings,
 /// models) as a JSON string. `hands` is the most hands any frame has (at least 1), in the keypoint
 /// file's order. Hands are kept in a scratch file until the end; memory grows only by the frame index,
@@ -18,8 +19,9 @@ public final class NpzKeypointWriter: KeypointOutput {
     private var indices: [Int64] = []
     private var mostHands = 1
 
-    /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track.
-    static let recordFloats = 2 * Joint.count * 3 + 3
+    /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track, and
+    /// its mask value (1 estimated, 2 interpolated).
+    static let recordFloats = 2 * Joint.count * 3 + 4
 
     public init(url: URL) throws {
         file = try StagedFile(url: url, open: false)   // ZIPFoundation writes the temporary file
@@ -37,7 +39,7 @@ public final class NpzKeypointWriter: KeypointOutput {
         for hand in frame.hands {
             var record = hand.landmarks.flatMap { $0 }
             record += hand.world?.flatMap { $0 } ?? [Float](repeating: 0, count: Joint.count * 3)
-            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1)]
+            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1), hand.isInterpolated ? 2 : 1]
             scratch.append(record)
         }
         try scratch.spill()
@@ -94,7 +96,9 @@ public final class NpzKeypointWriter: KeypointOutput {
             try member("presence", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm]] },
             try member("handedness", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm + 1]] },
             try member("track", .int32, shape: [F, H], fill: Int32(-1)) { [Int32($0[2 * lm + 2])] },
-            try member("mask", .bool, shape: [F, H], fill: UInt8(0)) { _ in [UInt8(1)] },
+            header.settings?.completion == nil
+                ? try member("mask", .bool, shape: [F, H], fill: UInt8(0)) { _ in [UInt8(1)] }
+                : try member("mask", .uint8, shape: [F, H], fill: UInt8(0)) { [UInt8($0[2 * lm + 3])] },
             whole("frame", Npy.encode(indices, shape: [F])),
             whole("time", Npy.encode(times, .float64, shape: [F])),
             whole("header", Npy.encode(json)),

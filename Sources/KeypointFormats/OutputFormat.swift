@@ -56,7 +56,8 @@ public final class KeypointOutputs {
         stale = []
     }
 
-    public init(formats: [OutputFormat], relative: String, root: URL) throws {
+    /// `completed`: the hands come from `extract --complete` (the CSV gains its `origin` column).
+    public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false) throws {
         stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []
         do {
@@ -65,7 +66,7 @@ public final class KeypointOutputs {
                 switch f {
                 case .json: made.append(try KeypointFileWriter(url: url))
                 case .pose: made.append(try PoseFileWriter(url: url))
-                case .csv: made.append(try HandCSVWriter(url: url))
+                case .csv: made.append(try HandCSVWriter(url: url, origins: completed))
                 case .npz: made.append(try NpzKeypointWriter(url: url))
                 }
             }

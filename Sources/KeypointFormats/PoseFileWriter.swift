@@ -11,7 +11,9 @@ import Keypoints
 ///
 /// Chirality picks the component. When one frame has two hands of one side, the one whose chirality
 /// is surer (handedness further from 0.5) takes the component and the other is left out of the `.pose`
-/// file (the keypoint file keeps both).
+/// file (the keypoint file keeps both); a hand the model estimated goes before an interpolated one.
+/// A hand `extract --complete` interpolated keeps its points with confidence 0, so pose-format's masked
+/// arrays treat it as not observed (as its own `interpolate()` would fill it) while `data.data` holds it.
 ///
 /// Written by hand: pose-format is a Python library; the layout is its `pose_header.py` and
 /// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
@@ -56,14 +58,15 @@ public final class PoseFileWriter: KeypointOutput {
         var chosen: [Chirality: KeypointFile.Hand] = [:]
         for hand in frame.hands {
             if let other = chosen[hand.chirality] {
-                if abs(hand.handedness - 0.5) <= abs(other.handedness - 0.5) { continue }
+                if hand.isInterpolated != other.isInterpolated { if hand.isInterpolated { continue } }
+                else if abs(hand.handedness - 0.5) <= abs(other.handedness - 0.5) { continue }
             }
             chosen[hand.chirality] = hand
         }
         for side in [Chirality.left, .right] {
             if let hand = chosen[side] {
                 coordinates.append(hand.landmarks.flatMap { $0 })
-                confidences.append([Float](repeating: hand.presence ?? 1, count: Joint.count))
+                confidences.append([Float](repeating: hand.isInterpolated ? 0 : hand.presence ?? 1, count: Joint.count))
             } else {
                 coordinates.append([Float](repeating: 0, count: Joint.count * 3))
                 confidences.append([Float](repeating: 0, count: Joint.count))

@@ -43,11 +43,23 @@ public struct KeypointFile: Codable, Sendable {
         /// The hand's identity across frames: kept while tracking carries the hand from one frame to the
         /// next, new (counting from 0 in each file) when palm detection finds a hand again.
         public var track: Int?
+        /// Set on hands `--complete` added: `backward` (the landmark model, tracking back in time from
+        /// the track's later frames) or `interpolated` (no model: in time between the track's hands
+        /// either side of a short gap). Absent on hands found as MediaPipe finds them. Readers treat a
+        /// value they do not know as not estimated by the model in this frame.
+        public var origin: String?
+
+        /// `origin`'s values.
+        public static let backward = "backward", interpolated = "interpolated"
+
+        /// The model did not see this hand in this frame: it was filled in between the frames around it.
+        public var isInterpolated: Bool { origin != nil && origin != Self.backward }
 
         public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?,
-                    region: Region?, track: Int? = nil) {
+                    region: Region?, track: Int? = nil, origin: String? = nil) {
             self.chirality = chirality; self.handedness = handedness; self.presence = presence
             self.landmarks = landmarks; self.world = world; self.region = region; self.track = track
+            self.origin = origin
         }
     }
     public struct Frame: Codable, Sendable {

@@ -31,25 +31,30 @@ extension KeypointFile {
         /// 2: MediaPipe Tasks' palm-region rotation and hand-count clip, presence strictly above its
         /// threshold (both modes), and YUV read with the colour space the clip declares.
         public var pipeline: Int?
+        /// `--complete`: which sequence completion ran after tracking (video mode), e.g.
+        /// `backward-1s+join-0.5s+fill-0.3s+vote`; absent when none did (MediaPipe's frame-by-frame output).
+        public var completion: String?
 
         /// The pipeline revision this build writes.
         public static let currentPipeline = 2
 
         public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
                     minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
-                    smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil) {
+                    smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil, completion: String? = nil) {
             self.model = model; self.maxHands = maxHands
             self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
             self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.smoother = smoother
             self.rules = rules
             self.pipeline = pipeline
+            self.completion = completion
         }
 
         /// The fields in which these settings differ from `asked`, as "field: this (asked that)".
         public func differences(from asked: Settings) -> [String] {
-            func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "not recorded" }
             var out: [String] = []
-            func check<T: Equatable>(_ name: String, _ a: T?, _ b: T?) {
+            // `absent`: what a missing value means (unknown for most fields; for `completion`, none ran).
+            func check<T: Equatable>(_ name: String, _ a: T?, _ b: T?, absent: String = "not recorded") {
+                func text(_ v: T?) -> String { v.map { "\($0)" } ?? absent }
                 if a != b { out.append("\(name): \(text(a)) (asked \(text(b)))") }
             }
             check("model", model, asked.model)
@@ -62,6 +67,7 @@ extension KeypointFile {
             check("smoother", smoother, asked.smoother)
             check("rules", rules, asked.rules)
             check("pipeline", pipeline, asked.pipeline)
+            check("completion", completion, asked.completion, absent: "none")
             return out
         }
     }

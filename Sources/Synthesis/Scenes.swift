@@ -89,7 +89,8 @@ public struct SceneRenderer {
         }
     }
 
-    public func render(_ state: HandState?, rng: inout SeededGenerator) -> (frame: VideoFrame, joints: [SIMD2<Float>]?) {
+    /// `occluded`: a grey box hides the hand (the joints returned are where it is behind the box).
+    public func render(_ state: HandState?, occluded: Bool = false, rng: inout SeededGenerator) -> (frame: VideoFrame, joints: [SIMD2<Float>]?) {
         var canvas = Canvas(width: width, height: height, fill: backgroundColor)
         switch background {
         case 1:  // vertical gradient
@@ -106,6 +107,13 @@ public struct SceneRenderer {
             let px = HandModel2D.joints(s.pose, wrist: SIMD2(s.wrist.x * Float(width), s.wrist.y * h), size: s.size * h, angle: s.angle, left: left)
             HandModel2D.draw(px, size: s.size * h, skin: skin, on: &canvas)
             joints = px.map { SIMD2($0.x / Float(width), $0.y / h) }
+            if occluded {
+                let lo = px.reduce(SIMD2<Float>(repeating: .greatestFiniteMagnitude)) { pointwiseMin($0, $1) }
+                let hi = px.reduce(SIMD2<Float>(repeating: -.greatestFiniteMagnitude)) { pointwiseMax($0, $1) }
+                let m = 0.35 * s.size * h
+                canvas.polygon([SIMD2(lo.x - m, lo.y - m), SIMD2(hi.x + m, lo.y - m), SIMD2(hi.x + m, hi.y + m), SIMD2(lo.x - m, hi.y + m)],
+                               color: SIMD3(repeating: 128))
+            }
         }
         canvas.blur()
         canvas.noise(sigma: 4, rng: &rng)

@@ -15,7 +15,34 @@ public struct SynthSettings: Sendable {
     public var seed: UInt64 = 1
     public var montages = 1
     public var posesPerClass = 2
+    /// Clips where a live tracker loses the hand: it rises into the frame from below over the first
+    /// `SynthLosses.entry` seconds, and a box hides it for a few frames mid-clip (the truth keeps it).
+    public var losses = false
     public init() {}
+}
+
+/// `SynthSettings.losses`: where a clip's hand enters and when it is hidden.
+struct SynthLosses {
+    /// Seconds the hand takes to rise into the frame from wholly below it.
+    static let entry = 0.6
+    /// How far below its path the wrist starts (fraction of the frame height): the fingertips below the edge.
+    static let drop: Float = 0.8
+    /// Frames (by index) a box hides the hand: 2 to 5 in a row, starting 40-60% into the clip.
+    let hidden: Range<Int>
+
+    init(seed: UInt64, frames: Int) {
+        var rng = SeededGenerator(renderSeed: seed &+ 0x105e5)
+        let length = Int.random(in: 2...5, using: &rng)
+        let start = Int(Double(frames) * Double.random(in: 0.4...0.6, using: &rng))
+        hidden = start..<min(frames, start + length)
+    }
+
+    /// The wrist's offset downwards at `t` seconds: `drop` at 0, easing to 0 at `entry`.
+    func rise(at t: Double) -> Float {
+        guard t < Self.entry else { return 0 }
+        let u = Float(t / Self.entry)
+        return Self.drop * (1 - u) * (1 - u)
+    }
 }
 
 /// Renders labelled clips and images with ground truth, and Create ML annotation files for them.
@@ -78,11 +105,16 @@ public enum SyntheticDataset {
         let writer = try VideoWriter(url: url, width: s.width, height: s.height, frameRate: s.fps, quality: 23)
         var truthFrames: [(Double, [SIMD2<Float>]?)] = []
         var index = 0
+        // Drawn from a generator of their own, so clips without losses stay as they were.
+        let losses = s.losses ? SynthLosses(seed: seed, frames: Int((parts.map(\.1).reduce(0, +) * s.fps.value).rounded())) : nil
         for (action, seconds) in parts {
             let v = (0..<6).map { _ in Float.random(in: 0...1, using: &rng) }
             let n = Int((seconds * s.fps.value).rounded())
             for i in 0..<n {
-                let (frame, joints) = renderer.render(action.state(Float(i) / Float(max(n - 1, 1)), v), rng: &rng)
+                var state = action.state(Float(i) / Float(max(n - 1, 1)), v)
+                let t = Double(index) / s.fps.value
+                if let losses, state != nil { state!.wrist.y += losses.rise(at: t) }
+                let (frame, joints) = renderer.render(state, occluded: losses?.hidden.contains(index) ?? false, rng: &rng)
                 try writer.append(frame)
                 truthFrames.append((Double(index) / s.fps.value, joints))
                 index += 1

@@ -11,7 +11,7 @@ import VideoIO
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure handpose's speed, beside the reference implementations when available.",
-        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self]
+        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self, BenchComplete.self]
     )
 }
 
@@ -380,11 +380,7 @@ struct BenchExtract: ParsableCommand {
         let models = try HandModels(directory: folder, complexity: .full)
         let tracker = try HandTracker(models: models, options: HandTrackerOptions(), threads: 1)
         var total = KeypointExtraction.Profile()
-        func cpuSeconds() -> Double {
-            var u = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &u)
-            return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
-        }
+        let cpuSeconds = MeasuredRun.cpuSecondsOfThisProcess
         let cpuBefore = cpuSeconds()
         for (i, clip) in clips.enumerated() {
             let target = out.appendingPathComponent("profile-\(i).hands.json")

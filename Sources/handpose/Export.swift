@@ -166,7 +166,7 @@ struct ExportRun {
     static func asFlags(_ text: String) -> String {
         let flags = ["model": "--model", "maxHands": "--max-hands", "minDetectionConfidence": "--min-detection-confidence",
                      "minPresenceConfidence": "--min-presence-confidence", "mode": "--mode", "mirrored": "--mirrored",
-                     "smoothing": "--smooth", "smoother": "smoothing method", "rules": "--legacy (rules)",
+                     "smoothing": "--smooth", "smoother": "smoothing method", "rules": "--legacy (rules)", "completion": "--complete",
                      "pipeline": "pipeline revision (an earlier handpose made it; extract it again):"]
         var out = text
         for (field, flag) in flags {

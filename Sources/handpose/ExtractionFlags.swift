@@ -28,6 +28,10 @@ struct ExtractionFlags: ParsableArguments {
     @Flag(help: "Smooth landmarks over time, per track (video mode): a centred quadratic fit over 0.15 s either side, no lag.")
     var smooth = false
 
+    @Flag(help: ArgumentHelp("Complete each clip's hand sequences once it has been read (video mode): track every hand back from where palm detection first found it, rejoin a hand lost for up to 0.5 s into one track, fill gaps of up to 0.3 s by interpolation (marked: origin \"interpolated\", mask 2), and give each track one chirality by vote.",
+                             discussion: "Hands MediaPipe reports are kept as they are; the default (without --complete) is MediaPipe's frame-by-frame output. Costs a second decoding pass and holds the clip's hands in memory until it ends."))
+    var complete = false
+
     @Flag(help: ArgumentHelp("Follow MediaPipe's legacy Python solution (mp.solutions.hands) rather than MediaPipe Tasks: its rule for joining new palms to tracked hands, and a hand found twice in one frame reported twice.",
                              discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
     var legacy = false
@@ -43,6 +47,7 @@ struct ExtractionFlags: ParsableArguments {
     func validate() throws {
         guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
         guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
             throw ValidationError("confidence thresholds lie between 0 and 1")
         }
@@ -58,6 +63,7 @@ struct ExtractionFlags: ParsableArguments {
         o.mode = mode ?? (still ? .image : .video)
         o.mirrored = mirrored
         o.smoothing = smooth
+        o.completion = complete
         o.rules = legacy ? .legacy : .tasks
         return o
     }

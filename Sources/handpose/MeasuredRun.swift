@@ -132,3 +132,12 @@ final class MemorySampler: @unchecked Sendable {
         return out
     }
 }
+
+extension MeasuredRun {
+    /// User and system CPU seconds this process has used so far.
+    static func cpuSecondsOfThisProcess() -> Double {
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+    }
+}

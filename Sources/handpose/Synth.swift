@@ -20,6 +20,8 @@ struct Synth: ParsableCommand {
     @Option(help: "Montage clips (three actions each).") var montages = 1
     @Option(help: "Images per pose class.") var posesPerClass = 2
     @Option(help: "Seed.") var seed: UInt64 = 1
+    @Flag(help: "Clips in which a live tracker loses the hand: it rises into view from below the frame during the first 0.6 s, and a grey box hides it for 2 to 5 frames mid-clip; the truth keeps the hand throughout (for measuring extract --complete).")
+    var losses = false
 
     func run() throws {
         let dims = size.split(separator: "x").compactMap { Int($0) }
@@ -28,6 +30,7 @@ struct Synth: ParsableCommand {
         var s = SynthSettings()
         s.perClass = perClass; s.seconds = seconds; s.fps = Rational(rate: fps); s.width = dims[0]; s.height = dims[1]
         s.seed = seed; s.montages = montages; s.posesPerClass = posesPerClass
+        s.losses = losses
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDir), !isDir.boolValue {
             throw RuntimeFailure("\(output): is a file; -o needs a folder (a new or existing one)")

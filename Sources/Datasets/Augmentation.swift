@@ -99,7 +99,7 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                         guard let hb = source[b][s], w > 0 else { return ha }
                         return HandSample(joints: zip(ha.joints, hb.joints).map { $0 + w * ($1 - $0) },
                                           confidence: ha.confidence + w * (hb.confidence - ha.confidence), chirality: ha.chirality,
-                                          interpolated: ha.interpolated || hb.interpolated)
+                                          interpolated: w < 0.5 ? ha.interpolated : hb.interpolated)
                     }
                 }
                 drawn["speed"] = speed

@@ -25,8 +25,8 @@ public struct HandSample: Sendable, Equatable {
     public var joints: [SIMD3<Float>]
     public var confidence: Float
     public var chirality: Chirality
-    /// Made, wholly or in part, from a hand `extract --complete` interpolated (no model saw it): the
-    /// export's mask says 2 here rather than 1.
+    /// Made from a hand `extract --complete` interpolated (no model saw it; between two frames, the nearer
+    /// one's): the export's mask says 2 here rather than 1.
     public var interpolated: Bool
 
     public init(joints: [SIMD3<Float>], confidence: Float, chirality: Chirality, interpolated: Bool = false) {
@@ -48,8 +48,10 @@ public struct Track: Sendable {
 public enum Windowing {
     /// The hands of one keypoint frame for the chosen slots.
     static func pick(_ hands: [KeypointFile.Hand], _ choice: HandChoice) -> [KeypointFile.Hand?] {
+        // A hand the model estimated before one `--complete` interpolated, then the surest.
         func best(_ hs: [KeypointFile.Hand]) -> KeypointFile.Hand? {
-            hs.max { ($0.presence ?? max($0.handedness, 1 - $0.handedness)) < ($1.presence ?? max($1.handedness, 1 - $1.handedness)) }
+            hs.max { ($0.isInterpolated ? 0 : 1, $0.presence ?? max($0.handedness, 1 - $0.handedness))
+                < ($1.isInterpolated ? 0 : 1, $1.presence ?? max($1.handedness, 1 - $1.handedness)) }
         }
         switch choice {
         case .any, .track: return [best(hands)]
@@ -90,7 +92,7 @@ public enum Windowing {
                     slots.append(HandSample(joints: zip(sa.joints, sb.joints).map { $0 + w * ($1 - $0) },
                                             confidence: sa.confidence + w * (sb.confidence - sa.confidence),
                                             chirality: w < 0.5 ? sa.chirality : sb.chirality,
-                                            interpolated: sa.interpolated || sb.interpolated))
+                                            interpolated: w < 0.5 ? sa.interpolated : sb.interpolated))
                 } else {
                     let nearest = (t < ta || abs(t - ta) <= abs(tb - t)) ? a : b
                     slots.append(picked[nearest][s].map(sample))

@@ -7,16 +7,18 @@ import Keypoints
 ///
 /// 1. **Backward tracking** (`extendBackward`): from each track's first frame, the landmark model tracks
 ///    the hand back in time (the region from the later frame's landmarks, the presence threshold), up to
-///    `backwardReach` seconds, until the hand is gone, the frame already holds `maxHands` hands, or the
-///    hand found is one already there (MediaPipe Tasks' duplicate rule). Those hands are real estimates,
-///    marked `.backward`.
+///    `backwardReach` seconds (`backwardFrames` at most), until the hand is gone, the frame already holds
+///    `maxHands` hands, or the hand found is one already there (`overlaps`). Those hands are real
+///    estimates, marked `.backward`.
 /// 2. **Reconnection** (`finish`): a track that ends and one that starts at most `joinGap` seconds later
 ///    become one track when they are one hand: the same chirality by vote, sizes within `maxSizeRatio`,
 ///    and their positions, each carried to the middle of the gap at its own velocity, within
-///    `maxJoinDistance` palm sizes. Never two tracks that hold a hand in the same frame. Closest first.
+///    `maxJoinDistance` palm sizes. Never two tracks that hold a hand in the same frame, a track that
+///    mostly doubles another hand, or when another track is already where the later one begins.
+///    Closest first.
 /// 3. **Gaps filled** (`finish`): inside a track, frames between two of its hands at most `fillSpan`
 ///    seconds apart get a hand interpolated linearly in time, joint by joint (image and world landmarks,
-///    scores), marked `.interpolated`, when the frame has room and holds no hand found twice there.
+///    scores), marked `.interpolated`, when the frame has room and holds no hand it `overlaps`.
 /// 4. **Handedness by track** (`finish`): every hand of a track takes the track's chirality, the vote of
 ///    its estimated hands weighted by presence (Σ presence x (handedness - 0.5) ≥ 0: right); each hand
 ///    keeps its own handedness score.
@@ -27,9 +29,15 @@ public struct SequenceCompletion: Sendable {
     /// How keypoint files name this completion (`settings.completion`).
     public static let name = "backward-1s+join-0.5s+fill-0.3s+vote"
     /// How far back (seconds) a track is followed before its first frame. MediaPipe's palm detector
-    /// usually fires within a few frames of a hand coming into view; a second holds those frames at any
-    /// rate while bounding the frames held in memory for the backward pass (30 at 30 fps).
+    /// usually fires within a few frames of a hand coming into view; a second holds those frames.
     public static let backwardReach = 1.0
+    /// ... and at most this many frames, whatever the frame rate or the timestamps claim: the decoded
+    /// frames held for the backward pass (6 MB each at 1080p) stay bounded (30 at 30 fps and above).
+    public static let backwardFrames = 30
+    /// Two hands whose landmark boxes overlap by more than this (IoU) with the same chirality are taken
+    /// for one: backward tracking stops at such a hand, a gap is not filled over one, and a track that
+    /// overlaps another in most of its frames (a hand found twice) is not joined.
+    public static let sameHandOverlap: Float = 0.3
     /// The longest loss (seconds, from a track's last hand to the next track's first) joined into one
     /// track: the blinks of motion blur and brief occlusion; beyond it, position and speed no longer
     /// tell which hand comes back.
@@ -64,7 +72,7 @@ public struct SequenceCompletion: Sendable {
         var out: [Start] = []
         var earliest = 0
         for (p, frame) in frames.enumerated() {
-            while earliest < p && frame.time - frames[earliest].time > backwardReach + 1e-6 { earliest += 1 }
+            while earliest < p && (frame.time - frames[earliest].time > backwardReach + 1e-6 || p - earliest > backwardFrames) { earliest += 1 }
             for hand in frame.hands where seen.insert(hand.track).inserted && earliest < p {
                 out.append(Start(position: p, track: hand.track, earliest: earliest))
             }
@@ -82,7 +90,7 @@ public struct SequenceCompletion: Sendable {
         var added = 0
         var p = start.position - 1
         while p >= start.earliest, frames[p].hands.count < maxHands, var hand = try estimate(p, later) {
-            if frames[p].hands.contains(where: { Joint.sameHand($0.landmarks, hand.landmarks, imageWidth: width, imageHeight: height) }) { break }
+            if frames[p].hands.contains(where: { overlaps($0, hand) }) { break }
             hand.track = start.track
             hand.origin = .backward
             frames[p].hands.append(hand)
@@ -134,6 +142,17 @@ public struct SequenceCompletion: Sendable {
                 appearances[h.track, default: []].append(p)
             }
         }
+        // Tracks that overlap another hand of their chirality in most of their frames are a hand found
+        // twice (one-frame glitches): joined, they would be filled over the real hand.
+        var doubled = Set<Int>()
+        for track in order {
+            let at = appearances[track]!
+            let overlapping = at.filter { p in
+                let h = frames[p].hands.first { $0.track == track }!
+                return frames[p].hands.contains { $0.track != track && overlaps($0, h) }
+            }.count
+            if 2 * overlapping > at.count { doubled.insert(track) }
+        }
         var ends: [Int: Ends] = [:]
         for track in order {
             let at = appearances[track]!
@@ -157,9 +176,15 @@ public struct SequenceCompletion: Sendable {
         for a in order {
             for b in order where a != b {
                 let ea = ends[a]!, eb = ends[b]!
-                guard ea.last < eb.first, ea.chirality == eb.chirality else { continue }
+                guard ea.last < eb.first, ea.chirality == eb.chirality, !doubled.contains(a), !doubled.contains(b) else { continue }
                 let gap = Float(frames[eb.first].time - frames[ea.last].time)
                 guard Double(gap) <= Self.joinGap + 1e-6 else { continue }
+                // Another track already where b begins, in the gap or b's first frame, explains b better.
+                let bFirst = frames[eb.first].hands.first { $0.track == b }!
+                let explained = (ea.last + 1...eb.first).contains { p in
+                    frames[p].hands.contains { $0.track != a && $0.track != b && $0.chirality == bFirst.chirality && boxIoU($0, bFirst) > Self.sameHandOverlap }
+                }
+                guard !explained else { continue }
                 let size = (ea.lastSize + eb.firstSize) / 2
                 guard size > 0, max(ea.lastSize, eb.firstSize) <= Self.maxSizeRatio * min(ea.lastSize, eb.firstSize) else { continue }
                 let forward = ea.lastCentre + ea.lastVelocity * (gap / 2)
@@ -199,11 +224,31 @@ public struct SequenceCompletion: Sendable {
                     filled.handedness = a.handedness + w * (hand.handedness - a.handedness)
                     filled.presence = a.presence + w * (hand.presence - a.presence)
                     filled.origin = .interpolated
-                    guard !frames[m].hands.contains(where: { Joint.sameHand($0.landmarks, filled.landmarks, imageWidth: width, imageHeight: height) }) else { continue }
+                    guard !frames[m].hands.contains(where: { overlaps($0, filled) }) else { continue }
                     frames[m].hands.append(filled)
                 }
             }
         }
+    }
+
+    /// One hand found twice: MediaPipe Tasks' duplicate rule, or the same chirality with landmark boxes
+    /// overlapping by more than `sameHandOverlap` (two crops of one blurred hand can miss the first).
+    func overlaps(_ a: HandObservation, _ b: HandObservation) -> Bool {
+        Joint.sameHand(a.landmarks, b.landmarks, imageWidth: width, imageHeight: height)
+            || (a.chirality == b.chirality && boxIoU(a, b) > Self.sameHandOverlap)
+    }
+
+    /// IoU of the two hands' landmark boxes.
+    func boxIoU(_ a: HandObservation, _ b: HandObservation) -> Float {
+        func box(_ h: HandObservation) -> (SIMD2<Float>, SIMD2<Float>) {
+            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
+            for p in h.landmarks { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
+            return (lo, hi)
+        }
+        let (la, ha) = box(a), (lb, hb) = box(b)
+        let o = pointwiseMax(pointwiseMin(ha, hb) - pointwiseMax(la, lb), .zero)
+        let inter = o.x * o.y, union = (ha - la).x * (ha - la).y + (hb - lb).x * (hb - lb).y - inter
+        return union > 0 ? inter / union : 0
     }
 
     /// Mean of the 21 landmarks, in pixels.

@@ -89,14 +89,15 @@ public struct TrackSmoother {
 
     private mutating func release() -> Frame {
         var frame = window[next]
-        for h in frame.hands.indices {
+        // Hands `--complete` interpolated are neither smoothed nor used to smooth: no model saw them.
+        for h in frame.hands.indices where frame.hands[h].origin != .interpolated {
             let track = frame.hands[h].track
             // The track's frames next to this one, each side, up to `radius` and within `reach`.
             func extent(_ step: Int) -> Int {
                 var n = 0
                 var i = next + step
                 while n < radius, window.indices.contains(i), abs(window[i].time - frame.time) <= reach,
-                      window[i].hands.contains(where: { $0.track == track }) {
+                      window[i].hands.contains(where: { $0.track == track && $0.origin != .interpolated }) {
                     n += 1
                     i += step
                 }
@@ -106,7 +107,7 @@ public struct TrackSmoother {
             guard k >= 2 else { continue }
             let span = (next - k...next + k)
             let weights = Self.weights(times: span.map { window[$0].time }, at: frame.time)
-            let hands = span.map { i in window[i].hands.first { $0.track == track }! }
+            let hands = span.map { i in window[i].hands.first { $0.track == track && $0.origin != .interpolated }! }
             frame.hands[h].landmarks = Self.combine(hands.map(\.landmarks), weights)
             frame.hands[h].world = Self.combine(hands.map(\.world), weights)
         }

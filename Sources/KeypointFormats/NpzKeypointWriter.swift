@@ -4,8 +4,9 @@ import Keypoints
 /// A clip's keypoints as NumPy arrays in one `.npz`, for `np.load`:
 /// `landmarks` and `world` float32 `[frames, hands, 21, 3]`, `presence` and `handedness` float32
 /// `[frames, hands]`, `track` int32 `[frames, hands]` (-1 where no hand), `mask` bool `[frames, hands]`
-/// (true where a hand is real; everything else is 0 there; in files of `extract --complete`, uint8: 1
-/// where the model estimated the hand, 2 where it was interpolated, 0 where no hand), `frame` int64 and `time` float64
+/// (true where a hand is real; everything else is 0 there), in files of `extract --complete` also
+/// `interpolated` bool `[frames, hands]` (true where the hand was interpolated, not estimated by the
+/// model), `frame` int64 and `time` float64
 /// `[frames]`, and `header`: the keypoint file without its frames (source, frame size, rate, settings,
 /// models) as a JSON string. `hands` is the most hands any frame has (at least 1), in the keypoint
 /// file's order. Hands are kept in a scratch file until the end; memory grows only by the frame index,
@@ -96,13 +97,13 @@ public final class NpzKeypointWriter: KeypointOutput {
             try member("presence", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm]] },
             try member("handedness", .float32, shape: [F, H], fill: Float(0)) { [$0[2 * lm + 1]] },
             try member("track", .int32, shape: [F, H], fill: Int32(-1)) { [Int32($0[2 * lm + 2])] },
-            header.settings?.completion == nil
-                ? try member("mask", .bool, shape: [F, H], fill: UInt8(0)) { _ in [UInt8(1)] }
-                : try member("mask", .uint8, shape: [F, H], fill: UInt8(0)) { [UInt8($0[2 * lm + 3])] },
+            try member("mask", .bool, shape: [F, H], fill: UInt8(0)) { _ in [UInt8(1)] },
             whole("frame", Npy.encode(indices, shape: [F])),
             whole("time", Npy.encode(times, .float64, shape: [F])),
             whole("header", Npy.encode(json)),
-        ]
+        ] + (header.settings?.completion == nil ? [] : [
+            try member("interpolated", .bool, shape: [F, H], fill: UInt8(0)) { [$0[2 * lm + 3] == 2 ? 1 : 0] },
+        ])
         do {
             try? FileManager.default.removeItem(at: file.temporary)
             try NpzArchive.write(members, to: file.temporary)

@@ -11,7 +11,8 @@ import Keypoints
 ///
 /// Chirality picks the component. When one frame has two hands of one side, the one whose chirality
 /// is surer (handedness further from 0.5) takes the component and the other is left out of the `.pose`
-/// file (the keypoint file keeps both); a hand the model estimated goes before an interpolated one.
+/// file (the keypoint file keeps both); a hand found as MediaPipe finds it goes before one `--complete`
+/// tracked backward, and that before an interpolated one.
 /// A hand `extract --complete` interpolated keeps its points with confidence 0, so pose-format's masked
 /// arrays treat it as not observed (as its own `interpolate()` would fill it) while `data.data` holds it.
 ///
@@ -53,12 +54,19 @@ public final class PoseFileWriter: KeypointOutput {
         confidences = try ScratchFile(beside: url)
     }
 
+    /// Which of two hands of one side goes first: found as MediaPipe finds it (2), tracked backward by
+    /// `--complete` (1), interpolated (0).
+    static func rank(_ hand: KeypointFile.Hand) -> Int {
+        hand.origin == nil ? 2 : hand.isInterpolated ? 0 : 1
+    }
+
     /// The frame size is known only at the end: points are kept normalised until then.
     public func append(_ frame: KeypointFile.Frame) throws {
         var chosen: [Chirality: KeypointFile.Hand] = [:]
         for hand in frame.hands {
             if let other = chosen[hand.chirality] {
-                if hand.isInterpolated != other.isInterpolated { if hand.isInterpolated { continue } }
+                let (rank, otherRank) = (Self.rank(hand), Self.rank(other))
+                if rank != otherRank { if rank < otherRank { continue } }
                 else if abs(hand.handedness - 0.5) <= abs(other.handedness - 0.5) { continue }
             }
             chosen[hand.chirality] = hand

@@ -28,8 +28,8 @@ struct ExtractionFlags: ParsableArguments {
     @Flag(help: "Smooth landmarks over time, per track (video mode): a centred quadratic fit over 0.15 s either side, no lag.")
     var smooth = false
 
-    @Flag(help: ArgumentHelp("Complete each clip's hand sequences once it has been read (video mode): track every hand back from where palm detection first found it, rejoin a hand lost for up to 0.5 s into one track, fill gaps of up to 0.3 s by interpolation (marked: origin \"interpolated\", mask 2), and give each track one chirality by vote.",
-                             discussion: "Hands MediaPipe reports are kept as they are; the default (without --complete) is MediaPipe's frame-by-frame output. Costs a second decoding pass and holds the clip's hands in memory until it ends."))
+    @Flag(help: ArgumentHelp("Complete each clip's hand sequences once it has been read (video mode): track every hand back from where palm detection first found it, rejoin a hand lost for up to 0.5 s into one track, fill gaps of up to 0.3 s by interpolation (marked: origin \"interpolated\"; 2 in export's mask), and give each track one chirality by vote.",
+                             discussion: "Hands MediaPipe reports keep their landmarks and scores in the keypoint file (their chirality becomes the track's); the default (without --complete) is MediaPipe's frame-by-frame output. With --smooth, smoothing runs after completion and leaves interpolated hands out. Costs a second decoding pass and holds the clip's hands in memory until it ends."))
     var complete = false
 
     @Flag(help: ArgumentHelp("Follow MediaPipe's legacy Python solution (mp.solutions.hands) rather than MediaPipe Tasks: its rule for joining new palms to tracked hands, and a hand found twice in one frame reported twice.",

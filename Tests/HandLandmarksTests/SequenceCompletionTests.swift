@@ -133,9 +133,40 @@ final class SequenceCompletionTests: XCTestCase {
         XCTAssertEqual(completion.extendBackward(&h, from: .init(position: 10, track: 1, earliest: 0)) { _, _ in self.hand(0.5, track: 1) }, 2)
     }
 
+    func testAHandFoundTwiceIsNotTrackedJoinedOrFilledOver() {
+        // Backward tracking stops at a hand of the same chirality whose box overlaps the one found (a
+        // second crop of one hand, too far off for the Tasks duplicate rule); a hand of the other side
+        // there (clasped hands) does not stop it.
+        var f = frames(20) { p in p >= 10 ? [self.hand(0.5, track: 1)] : (p == 6 ? [self.hand(0.53, track: 0)] : []) }
+        XCTAssertFalse(Joint.sameHand(f[6].hands[0].landmarks, hand(0.5, track: 1).landmarks, imageWidth: 640, imageHeight: 480))
+        XCTAssertEqual(completion.extendBackward(&f, from: .init(position: 10, track: 1, earliest: 0)) { _, _ in self.hand(0.5, track: 1) }, 3)
+        var g = frames(20) { p in p >= 10 ? [self.hand(0.5, track: 1)] : (p == 6 ? [self.hand(0.53, track: 0, right: 0.1)] : []) }
+        XCTAssertEqual(completion.extendBackward(&g, from: .init(position: 10, track: 1, earliest: 0)) { _, _ in self.hand(0.5, track: 1) }, 10)
+        // One-frame doubles of a hand tracked throughout (frames 9 and 12) are not joined into a ghost
+        // filled over it.
+        var h = frames(20) { p in
+            [self.hand(0.3, track: 0)] + (p == 9 ? [self.hand(0.32, track: 1)] : []) + (p == 12 ? [self.hand(0.32, track: 2)] : [])
+        }
+        completion.finish(&h)
+        XCTAssertFalse(h.contains { $0.hands.contains { $0.origin == .interpolated } })
+        XCTAssertEqual(Set(h.flatMap { $0.hands.map(\.track) }).count, 3)
+        // A track already where the later one begins explains it: no join across it.
+        var k = frames(20) { p in
+            (p < 8 ? [self.hand(0.3, track: 0)] : []) + ((8...11).contains(p) ? [self.hand(0.31, track: 2)] : [])
+                + (p >= 11 ? [self.hand(0.3, track: 1)] : [])
+        }
+        completion.finish(&k)
+        let later = k[15].hands[0].track, first = k[0].hands[0].track
+        XCTAssertNotEqual(later, first, "the track from frame 11 is not joined to the one that ended at 7")
+        XCTAssertEqual(k[9].hands[0].track, first, "the track in between is")
+    }
+
     func testStartsReachOneSecondBack() {
         let f = frames(90) { p in p == 0 ? [self.hand(0.2, track: 0)] : (p >= 60 ? [self.hand(0.5, track: 1)] : []) }
         XCTAssertEqual(SequenceCompletion.starts(f), [SequenceCompletion.Start(position: 60, track: 1, earliest: 30)],
                        "a track from the first frame has nothing before it; track 1 reaches back 1 s (30 frames)")
+        let fast = frames(400, fps: 240) { p in p >= 300 ? [self.hand(0.5, track: 0)] : [] }
+        XCTAssertEqual(SequenceCompletion.starts(fast), [SequenceCompletion.Start(position: 300, track: 0, earliest: 270)],
+                       "at 240 fps a second is 240 frames; 30 are held at most")
     }
 }

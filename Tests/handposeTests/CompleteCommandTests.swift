@@ -59,29 +59,34 @@ final class CompleteCommandTests: XCTestCase {
                         totals[h['origin']] += 1
                         assert ('region' in h) == (h['origin'] == 'backward'), 'an interpolated hand has no region'
                     assert chirality.setdefault(h['track'], h['chirality']) == h['chirality'], (name, 'one chirality per track')
-            # npz: uint8 mask, 2 exactly where a hand was interpolated; the plain file's stays bool.
+            # npz: mask stays bool (every hand); `interpolated` marks the filled ones, and only completed files have it.
             zp, zc = (np.load(os.path.join(d, name + '.npz')) for d in (plain, done))
-            assert zp['mask'].dtype == bool and zc['mask'].dtype == np.uint8, (zp['mask'].dtype, zc['mask'].dtype)
+            assert zp['mask'].dtype == bool and zc['mask'].dtype == bool and zc['interpolated'].dtype == bool
+            assert 'interpolated' not in zp.files, zp.files
             for k, fc in enumerate(c['frames']):
-                want = [2 if h.get('origin') == 'interpolated' else 1 for h in fc['hands']]
-                assert list(zc['mask'][k][:len(want)]) == want and not zc['mask'][k][len(want):].any(), (name, k)
+                n = len(fc['hands'])
+                assert list(zc['mask'][k][:n]) == [True] * n and not zc['mask'][k][n:].any(), (name, k)
+                assert list(zc['interpolated'][k][:n]) == [h.get('origin') == 'interpolated' for h in fc['hands']], (name, k)
             # csv: an origin column last, one row per hand in order; the plain file has none.
             hp = next(csv.reader(open(os.path.join(plain, name + '.csv'), newline='')))
             rows = list(csv.reader(open(os.path.join(done, name + '.csv'), newline='')))
             assert rows[0] == hp + ['origin'], rows[0][-2:]
             assert [r[-1] for r in rows[1:]] == [h.get('origin', '') for f in c['frames'] for h in f['hands']], name
-            # pose-format: an interpolated hand keeps its points with confidence 0 (masked as not observed).
+            # pose-format: per side, a hand found forward goes first, then backward, then interpolated; an
+            # interpolated hand keeps its points with confidence 0 (masked as not observed).
             pose = Pose.read(open(os.path.join(done, name + '.pose'), 'rb').read())
             conf, data = pose.body.confidence, pose.body.data.data
+            rank = {None: 2, 'backward': 1, 'interpolated': 0}
             for k, fc in enumerate(c['frames']):
-                for h in fc['hands']:
-                    side = 0 if h['chirality'] == 'left' else 21
-                    estimated = [x for x in fc['hands'] if x['chirality'] == h['chirality'] and x.get('origin') != 'interpolated']
-                    if h.get('origin') == 'interpolated' and not estimated:
-                        assert (conf[k, 0, side:side + 21] == 0).all(), (name, k)
-                        assert abs(data[k, 0, side, 0] - h['landmarks'][0][0] * c['video']['width']) < 0.01, (name, k)
-                    elif h.get('origin') != 'interpolated':
-                        assert (conf[k, 0, side:side + 21] > 0).all(), (name, k)
+                for side, chirality in ((0, 'left'), (21, 'right')):
+                    mine = [h for h in fc['hands'] if h['chirality'] == chirality]
+                    if not mine:
+                        assert (conf[k, 0, side:side + 21] == 0).all(); continue
+                    top = max(rank[h.get('origin')] for h in mine)
+                    chosen = [h for h in mine if rank[h.get('origin')] == top]
+                    assert any(abs(data[k, 0, side, 0] - h['landmarks'][0][0] * c['video']['width']) < 0.01 for h in chosen), (name, k, side)
+                    if top == 0: assert (conf[k, 0, side:side + 21] == 0).all(), (name, k)
+                    else: assert (conf[k, 0, side:side + 21] > 0).all(), (name, k)
         assert totals['backward'] > 0 and totals['interpolated'] > 0, totals
         print(json.dumps(totals))
         """#

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Places MediaPipe's four hand models in Models/ from the pinned mediapipe wheel on PyPI,
+# Places MediaPipe's four hand models and its two pose (BlazePose) models in Models/ from the pinned mediapipe wheel on PyPI,
 # and checks each against scripts/models.sha256 (committed). Nothing under Models/ is ever committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=0.10.14
-files=(palm_detection_full.tflite palm_detection_lite.tflite hand_landmark_full.tflite hand_landmark_lite.tflite)
+files=(palm_detection_full.tflite palm_detection_lite.tflite hand_landmark_full.tflite hand_landmark_lite.tflite
+       pose_detection.tflite pose_landmark_full.tflite)
 sums="$PWD/scripts/models.sha256"
 verify() { (cd Models && sha256sum --check --quiet --status "$sums") ; }
 have_all=1
 for f in "${files[@]}"; do [ -f "Models/$f" ] || have_all=0; done
 if [ $have_all = 1 ] && verify; then
-  echo "setup: Models/ already holds the four verified models; nothing to do."
+  echo "setup: Models/ already holds the ${#files[@]} verified models; nothing to do."
   exit 0
 fi
 for tool in python3 unzip sha256sum; do
@@ -24,7 +25,8 @@ python3 -m pip download --quiet --no-deps --only-binary=:all: \
   --platform manylinux_2_17_x86_64 --python-version 3.11 "mediapipe==$version" -d "$tmp"
 wheel=$(ls "$tmp"/mediapipe-*.whl)
 unzip -q -o -j "$wheel" 'mediapipe/modules/palm_detection/palm_detection_*.tflite' \
-  'mediapipe/modules/hand_landmark/hand_landmark_*.tflite' -d "$tmp/models"
+  'mediapipe/modules/hand_landmark/hand_landmark_*.tflite' 'mediapipe/modules/pose_detection/pose_detection.tflite' \
+  'mediapipe/modules/pose_landmark/pose_landmark_full.tflite' -d "$tmp/models"
 mkdir -p Models
 for f in "${files[@]}"; do
   [ -f "$tmp/models/$f" ] || { echo "setup: $f is not in $wheel" >&2; exit 1; }

@@ -15,18 +15,34 @@ struct PlanBuilder {
         if let c = constants[t] { return c }
         guard t >= 0, let bytes = model.constantBytes(t) else { return nil }
         let info = model.tensors[t]
+        if let sparse = info.sparsity {
+            // Only the stored values are in the buffer; DENSIFY's output (folded below) is the tensor.
+            guard bytes.count % info.type.byteSize == 0 else {
+                throw InferenceError.malformed(path: model.path, reason: "sparse tensor '\(info.name)' has \(bytes.count) bytes of \(info.type) data")
+            }
+            guard let values = sparse.densify(try Self.floats(bytes, info.type, count: bytes.count / info.type.byteSize, model: model, name: info.name),
+                                              shape: info.shape) else {
+                throw InferenceError.malformed(path: model.path, reason: "sparse tensor '\(info.name)': its sparsity parameters do not describe shape \(info.shape)")
+            }
+            constants[t] = values
+            return values
+        }
         guard bytes.count == info.count * info.type.byteSize else {
             throw InferenceError.malformed(path: model.path, reason: "tensor '\(info.name)' has \(bytes.count) bytes of data for shape \(info.shape)")
         }
-        let values: [Float]
-        switch info.type {
-        case .float32: values = (0..<info.count).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
-        case .float16: values = (0..<info.count).map { Float(Float16(bitPattern: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) }
-        case .int32: values = (0..<info.count).map { Float(bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
-        default: throw InferenceError.unsupportedTensorType(path: model.path, tensor: info.name, type: info.type.rawValue)
-        }
+        let values = try Self.floats(bytes, info.type, count: info.count, model: model, name: info.name)
         constants[t] = values
         return values
+    }
+
+    /// `count` values of `type` from `bytes`, as floats.
+    static func floats(_ bytes: UnsafeRawBufferPointer, _ type: TensorType, count: Int, model: TFLiteModel, name: String) throws -> [Float] {
+        switch type {
+        case .float32: return (0..<count).map { bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        case .float16: return (0..<count).map { Float(Float16(bitPattern: bytes.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) }
+        case .int32: return (0..<count).map { Float(bytes.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
+        default: throw InferenceError.unsupportedTensorType(path: model.path, tensor: name, type: type.rawValue)
+        }
     }
 
     func hwc(_ t: Int, _ op: Operator) throws -> HWC {
@@ -39,7 +55,7 @@ struct PlanBuilder {
     static func requiredInputs(_ code: BuiltinOperator) -> Int {
         switch code {
         case .conv2D, .depthwiseConv2D, .fullyConnected, .add, .prelu, .mean, .pad, .resizeBilinear: return 2
-        case .concatenation, .dequantize, .logistic, .maxPool2D, .reshape: return 1
+        case .concatenation, .depthToSpace, .dequantize, .densify, .logistic, .maxPool2D, .reshape: return 1
         case .other: return 0
         }
     }
@@ -54,7 +70,8 @@ struct PlanBuilder {
             guard op.inputs.count >= needed, op.inputs.prefix(needed).allSatisfy({ $0 >= 0 }) else {
                 throw fail(op, "needs \(needed) inputs, has \(op.inputs.filter { $0 >= 0 }.count)")
             }
-            if op.code == .dequantize {
+            // Constants stored sparse (DENSIFY) or in half precision (DEQUANTIZE) become plain floats once, here.
+            if op.code == .dequantize || op.code == .densify {
                 guard let values = try constant(op.inputs[0]) else {
                     throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: op.code.name, reason: "a non-constant input")
                 }
@@ -212,6 +229,11 @@ struct PlanBuilder {
             guard pads.allSatisfy({ $0.0 >= 0 && $0.1 >= 0 }) else { throw fail(op, "negative padding") }
             guard zip(shape, pads).map({ $0 + $1.0 + $1.1 }).reduce(1, *) == outCount else { throw fail(op, "padded size differs from the output") }
             return PadStep(input: op.inputs[0], output: out, shape: shape, pads: pads)
+        case .depthToSpace:
+            guard case .blockSize(let b) = op.options, b >= 1 else { throw fail(op, "block size") }
+            let x = try hwc(op.inputs[0], op), y = try hwc(out, op)
+            guard x.c % (b * b) == 0, y == HWC(x.h * b, x.w * b, x.c / (b * b)) else { throw fail(op, "output shape \(y) for block \(b) of \(x)") }
+            return DepthToSpaceStep(input: op.inputs[0], output: out, shape: x, block: b)
         case .concatenation:
             guard case .concat(var axis, let act) = op.options, act == .none else { throw fail(op, "fused activation") }
             let outShape = model.tensors[out].shape
@@ -241,7 +263,7 @@ struct PlanBuilder {
             let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
             return FullyConnectedStep(fc: FullyConnected(k: k, n: n, weights: w, bias: bias, activation: act),
                                       input: op.inputs[0], output: out, batch: inCount / k)
-        case .conv2D, .dequantize, .other:
+        case .conv2D, .dequantize, .densify, .other:
             throw InferenceError.unsupportedOperator(path: model.path, index: op.index, name: op.code.name)
         }
     }

@@ -171,6 +171,29 @@ struct PadStep: Step {
     }
 }
 
+/// TFLite's DEPTH_TO_SPACE (DCR order): input pixel (h, w) holds a block x block patch of output pixels,
+/// row by row, each `c / block²` channels.
+struct DepthToSpaceStep: Step {
+    let input: Int, output: Int
+    let shape: HWC
+    let block: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) {
+        let x = UnsafePointer(ctx.pointer(input)), y = ctx.pointer(output)
+        let b = block, cOut = shape.c / (b * b), outW = shape.w * b
+        for h in 0..<shape.h {
+            for w in 0..<shape.w {
+                let source = x + (h * shape.w + w) * shape.c
+                for dy in 0..<b {
+                    let row = y + ((h * b + dy) * outW + w * b) * cOut
+                    (row).update(from: source + dy * b * cOut, count: b * cOut)
+                }
+            }
+        }
+    }
+}
+
 struct ConcatStep: Step {
     let inputs: [(tensor: Int, axisSize: Int)]
     let output: Int, outer: Int, inner: Int

@@ -65,7 +65,9 @@ public final class TFLiteModel {
             guard let type = TensorType(rawValue: rawType) else {
                 throw InferenceError.unsupportedTensorType(path: path, tensor: name, type: rawType)
             }
-            tensors.append(TensorInfo(index: i, name: name, shape: shape, type: type, buffer: buffer))
+            // Tensor field 6: sparsity (a constant stored sparse, for DENSIFY).
+            let sparsity = try t.table(6).map(SparseTensor.init)
+            tensors.append(TensorInfo(index: i, name: name, shape: shape, type: type, buffer: buffer, sparsity: sparsity))
         }
         self.tensors = tensors
         func checkIndices(_ list: [Int32], _ what: String) throws -> [Int] {
@@ -138,7 +140,10 @@ public final class TFLiteModel {
             return .resize(alignCorners: try t?.bool(2) ?? false, halfPixelCenters: try t?.bool(3) ?? false)
         case .mean:
             return .reducer(keepDims: try t?.bool(0) ?? false)
-        case .dequantize, .logistic, .reshape, .pad, .prelu:
+        case .depthToSpace:
+            // DepthToSpaceOptions: block_size
+            return .blockSize(try int(0, 0))
+        case .dequantize, .densify, .logistic, .reshape, .pad, .prelu:
             return .none
         case .other(let c):
             throw InferenceError.unsupportedOperator(path: path, index: index, name: "builtin operator \(c)")
@@ -154,6 +159,8 @@ public struct TensorInfo: Sendable {
     public let type: TensorType
     /// Buffer index in the file; 0 (the empty buffer) for activations.
     let buffer: Int
+    /// How a constant stored sparse is laid out (its buffer holds only the stored values).
+    var sparsity: SparseTensor? = nil
     public var count: Int { shape.reduce(1, *) }
 }
 
@@ -171,9 +178,9 @@ public enum TensorType: Int, Sendable {
     }
 }
 
-/// The operators the four MediaPipe hand models use; anything else is `.other` and refused by name.
+/// The operators the MediaPipe hand and pose models use; anything else is `.other` and refused by name.
 public enum BuiltinOperator: Equatable, Sendable {
-    case add, concatenation, conv2D, depthwiseConv2D, dequantize, fullyConnected, logistic
+    case add, concatenation, conv2D, depthToSpace, depthwiseConv2D, dequantize, densify, fullyConnected, logistic
     case maxPool2D, reshape, resizeBilinear, pad, mean, prelu
     case other(Int32)
 
@@ -183,6 +190,7 @@ public enum BuiltinOperator: Equatable, Sendable {
         case 2: self = .concatenation
         case 3: self = .conv2D
         case 4: self = .depthwiseConv2D
+        case 5: self = .depthToSpace
         case 6: self = .dequantize
         case 9: self = .fullyConnected
         case 14: self = .logistic
@@ -192,6 +200,7 @@ public enum BuiltinOperator: Equatable, Sendable {
         case 34: self = .pad
         case 40: self = .mean
         case 54: self = .prelu
+        case 124: self = .densify
         default: self = .other(code)
         }
     }
@@ -202,7 +211,9 @@ public enum BuiltinOperator: Equatable, Sendable {
         case .concatenation: return "CONCATENATION"
         case .conv2D: return "CONV_2D"
         case .depthwiseConv2D: return "DEPTHWISE_CONV_2D"
+        case .depthToSpace: return "DEPTH_TO_SPACE"
         case .dequantize: return "DEQUANTIZE"
+        case .densify: return "DENSIFY"
         case .fullyConnected: return "FULLY_CONNECTED"
         case .logistic: return "LOGISTIC"
         case .maxPool2D: return "MAX_POOL_2D"
@@ -248,4 +259,5 @@ public enum OperatorOptions: Sendable {
     case concat(axis: Int, activation: Activation)
     case resize(alignCorners: Bool, halfPixelCenters: Bool)
     case reducer(keepDims: Bool)
+    case blockSize(Int)
 }

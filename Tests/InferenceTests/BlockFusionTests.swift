@@ -6,7 +6,7 @@ import Inference
 /// formed by the same kernel arithmetic, only the memory it passes through differs.
 final class BlockFusionTests: XCTestCase {
     func testFusedBlocksEqualTheUnfusedPlanBitForBit() throws {
-        for (n, name) in Fixtures.modelNames.enumerated() {
+        for (n, name) in (Fixtures.modelNames + Fixtures.poseModelNames).enumerated() {
             let model = try TFLiteModel(path: try Fixtures.modelPath(name))
             let inputs = SameBits.inputs(model, seed: UInt64(40 + n))
             for kernels in TestedKernels.all {
@@ -18,8 +18,9 @@ final class BlockFusionTests: XCTestCase {
                 for threads in [1, 2, 3] {
                     let fused = try TestedKernels.plan(model, threads: threads, kernels: kernels)
                     XCTAssertLessThan(fused.stepCount, unfused.stepCount, "\(name): no block was fused")
-                    // The fused intermediates leave the arena, which held them at its peak in every model.
-                    XCTAssertLessThan(fused.arenaBytes, unfused.arenaBytes, name)
+                    // The fused intermediates leave the arena, which held them at its peak in every hand
+                    // model (the pose models peak elsewhere: in their decoders' upsampled maps).
+                    if Fixtures.modelNames.contains(name) { XCTAssertLessThan(fused.arenaBytes, unfused.arenaBytes, name) }
                     // Each input twice: a run must not depend on what an earlier run left in the scratch.
                     for (i, input) in (inputs + inputs).enumerated() {
                         for (o, ours) in try SameBits.outputs(fused, input).enumerated() {

@@ -9,6 +9,9 @@ import KernelsAVX512OnAVX2
 enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
     static let modelNames = ["palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite"]
+    /// MediaPipe's pose (BlazePose) models, for `extract --body` (#38): the detector keeps its weights
+    /// sparse (DENSIFY) and upsamples with DEPTH_TO_SPACE.
+    static let poseModelNames = ["pose_detection", "pose_landmark_full"]
 
     static func modelPath(_ name: String) throws -> String {
         let path = root.appendingPathComponent("Models/\(name).tflite").path

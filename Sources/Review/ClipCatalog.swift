@@ -59,6 +59,9 @@ public actor ClipCatalog {
             public var handedness: Float
             public var presence: Float?
             public var landmarks: [[Float]]
+            /// The keypoint file's `origin`: `backward` or `interpolated` for hands `extract --complete`
+            /// added (the page draws interpolated ones dashed); absent otherwise.
+            public var origin: String?
         }
         public struct Frame: Codable, Sendable {
             public var i: Int
@@ -115,7 +118,7 @@ public actor ClipCatalog {
                      frames: file.frames.map { f in
                          Hands.Frame(i: f.i, t: f.t, hands: f.hands.map { h in
                              Hands.Hand(track: h.track, chirality: h.chirality.rawValue, handedness: h.handedness, presence: h.presence,
-                                        landmarks: h.landmarks.map { Array($0.prefix(2)) })
+                                        landmarks: h.landmarks.map { Array($0.prefix(2)) }, origin: h.origin)
                          })
                      })
     }

@@ -146,6 +146,21 @@ final class ReviewServerTests: XCTestCase {
         let withHand = frames.filter { ($0["hands"] as? [Any])?.isEmpty == false }.count
         XCTAssertEqual(grab["framesWithHand"] as? Int, withHand)
         XCTAssertEqual(try XCTUnwrap(grab["detectionRate"] as? Double), Double(withHand) / 30, accuracy: 1e-9)
+        XCTAssertFalse(frames.contains { ($0["hands"] as? [[String: Any]])?.contains { $0["origin"] != nil } == true }, "plain hands carry no origin")
+
+        // A hand extract --complete interpolated reaches the page marked as such (drawn dashed there).
+        let file = keypoints.appendingPathComponent("actions/pinch_0.mp4.hands.json")
+        var kp = try json(try Data(contentsOf: file))
+        var kpFrames = try XCTUnwrap(kp["frames"] as? [[String: Any]])
+        let filled = try XCTUnwrap(kpFrames.firstIndex { ($0["hands"] as? [Any])?.isEmpty == false })
+        var kpHands = kpFrames[filled]["hands"] as! [[String: Any]]
+        kpHands[0]["origin"] = "interpolated"
+        kpFrames[filled]["hands"] = kpHands
+        kp["frames"] = kpFrames
+        try JSONSerialization.data(withJSONObject: kp).write(to: file)
+        let served = try XCTUnwrap(json(try curl("/api/keypoints?clip=actions/pinch_0.mp4", token: t).2)["frames"] as? [[String: Any]])
+        XCTAssertEqual((served[filled]["hands"] as? [[String: Any]])?.first?["origin"] as? String, "interpolated")
+        XCTAssertNil((served[filled + 1]["hands"] as? [[String: Any]])?.first?["origin"])
     }
 
     func testSavesAreWholeOrRefused() throws {

@@ -524,8 +524,11 @@ function drawHands(ctx, hands, bones) {
   for (const hand of hands) {
     const color = HAND_COLORS[hand.chirality] || UNKNOWN_HAND_COLOR;
     const points = hand.landmarks.map(([x, y]) => [x * W, y * H]);
+    // A hand extract --complete interpolated (no model saw it): dashed bones, hollow joints, "~".
+    const filled = hand.origin === "interpolated";
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
+    ctx.setLineDash(filled ? [4 * scale, 4 * scale] : []);
     ctx.beginPath();
     for (const [a, b] of bones) {
       if (!points[a] || !points[b]) continue;
@@ -533,12 +536,13 @@ function drawHands(ctx, hands, bones) {
       ctx.lineTo(...points[b]);
     }
     ctx.stroke();
+    ctx.setLineDash([]);
     for (const [x, y] of points) {
       ctx.beginPath();
       ctx.arc(x, y, 3.5 * scale, 0, 2 * Math.PI);
-      ctx.fill();
+      if (filled) ctx.stroke(); else ctx.fill();
     }
-    const text = (hand.chirality === "left" ? "L" : hand.chirality === "right" ? "R" : "?") +
+    const text = (filled ? "~" : "") + (hand.chirality === "left" ? "L" : hand.chirality === "right" ? "R" : "?") +
       (hand.track == null ? "" : ` #${hand.track}`);
     const [wx, wy] = points[0];
     const width = ctx.measureText(text).width;

@@ -108,8 +108,7 @@ public struct SequenceCompletion: Sendable {
         for p in frames.indices { for h in frames[p].hands.indices { frames[p].hands[h].track = merged[frames[p].hands[h].track]! } }
         fill(&frames)
         // Chirality by each (joined) track's vote.
-        var votes: [Int: Float] = [:]
-        for f in frames { for h in f.hands where h.origin != .interpolated { votes[h.track, default: 0] += h.presence * (h.handedness - 0.5) } }
+        let votes = Dictionary(grouping: frames.flatMap(\.hands), by: \.track).mapValues { Self.vote($0) }
         // Numbers by first appearance.
         merged = [:]
         for f in frames { for h in f.hands where merged[h.track] == nil { merged[h.track] = merged.count } }
@@ -157,8 +156,7 @@ public struct SequenceCompletion: Sendable {
         for track in order {
             let at = appearances[track]!
             func hand(_ p: Int) -> HandObservation { frames[p].hands.first { $0.track == track }! }
-            var vote: Float = 0
-            for p in at { let h = hand(p); vote += h.presence * (h.handedness - 0.5) }
+            let vote = Self.vote(at.map(hand))
             // Velocity over up to 0.1 s at each end.
             func velocity(_ a: Int, _ b: Int) -> SIMD2<Float> {
                 let dt = Float(frames[b].time - frames[a].time)
@@ -182,7 +180,7 @@ public struct SequenceCompletion: Sendable {
                 // Another track already where b begins, in the gap or b's first frame, explains b better.
                 let bFirst = frames[eb.first].hands.first { $0.track == b }!
                 let explained = (ea.last + 1...eb.first).contains { p in
-                    frames[p].hands.contains { $0.track != a && $0.track != b && $0.chirality == bFirst.chirality && boxIoU($0, bFirst) > Self.sameHandOverlap }
+                    frames[p].hands.contains { $0.track != a && $0.track != b && $0.chirality == bFirst.chirality && Joint.boxIoU($0.landmarks, bFirst.landmarks) > Self.sameHandOverlap }
                 }
                 guard !explained else { continue }
                 let size = (ea.lastSize + eb.firstSize) / 2
@@ -235,20 +233,12 @@ public struct SequenceCompletion: Sendable {
     /// overlapping by more than `sameHandOverlap` (two crops of one blurred hand can miss the first).
     func overlaps(_ a: HandObservation, _ b: HandObservation) -> Bool {
         Joint.sameHand(a.landmarks, b.landmarks, imageWidth: width, imageHeight: height)
-            || (a.chirality == b.chirality && boxIoU(a, b) > Self.sameHandOverlap)
+            || (a.chirality == b.chirality && Joint.boxIoU(a.landmarks, b.landmarks) > Self.sameHandOverlap)
     }
 
-    /// IoU of the two hands' landmark boxes.
-    func boxIoU(_ a: HandObservation, _ b: HandObservation) -> Float {
-        func box(_ h: HandObservation) -> (SIMD2<Float>, SIMD2<Float>) {
-            var lo = SIMD2<Float>(repeating: .greatestFiniteMagnitude), hi = -lo
-            for p in h.landmarks { lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y)) }
-            return (lo, hi)
-        }
-        let (la, ha) = box(a), (lb, hb) = box(b)
-        let o = pointwiseMax(pointwiseMin(ha, hb) - pointwiseMax(la, lb), .zero)
-        let inter = o.x * o.y, union = (ha - la).x * (ha - la).y + (hb - lb).x * (hb - lb).y - inter
-        return union > 0 ? inter / union : 0
+    /// A track's chirality score: Σ presence x (handedness - 0.5) over its estimated hands (≥ 0: right).
+    static func vote<S: Sequence>(_ hands: S) -> Float where S.Element == HandObservation {
+        hands.reduce(0) { $1.origin == .interpolated ? $0 : $0 + $1.presence * ($1.handedness - 0.5) }
     }
 
     /// Mean of the 21 landmarks, in pixels.

@@ -51,11 +51,11 @@ struct BenchComplete: ParsableCommand {
             var files: [Bool: KeypointFile] = [:]
             for completing in n % 2 == 0 ? [false, true] : [true, false] {
                 tracker.options.completion = completing
-                let (cpu0, wall0) = (Self.cpuSeconds(), ContinuousClock.now)
+                let (cpu0, wall0) = (MeasuredRun.cpuSecondsOfThisProcess(), ContinuousClock.now)
                 do {
                     files[completing] = try KeypointExtraction.extract(clip.url, sourcePath: clip.relative, tracker: tracker, tool: .handpose)
                 } catch { throw RuntimeFailure("\(error)") }
-                cpu[completing]! += Self.cpuSeconds() - cpu0
+                cpu[completing]! += MeasuredRun.cpuSecondsOfThisProcess() - cpu0
                 wall[completing]! += Self.seconds(ContinuousClock.now - wall0)
             }
             let plain = files[false]!, completed = files[true]!
@@ -135,7 +135,6 @@ struct BenchComplete: ParsableCommand {
         }
     }
 
-    static func cpuSeconds() -> Double { MeasuredRun.cpuSecondsOfThisProcess() }
 
     static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 }

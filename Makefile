@@ -10,9 +10,9 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist bench-complete
+.PHONY: setup packages models venv tasks-venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist bench-complete
 
-setup: packages models venv
+setup: packages models venv tasks-venv
 
 packages:
 	@scripts/setup-packages.sh
@@ -105,8 +105,11 @@ parity: build
 TASKS_VENV ?= .venv-tasks
 TASKS_PY := $(TASKS_VENV)/bin/python
 MEDIAPIPE_TASKS ?= 1.2.3
-bench-setup: venv
+bench-setup: venv tasks-venv
 	@$(PY) -c 'import mediapipe, cv2' 2>/dev/null || $(VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" "opencv-python-headless==5.0.0.93"
+
+# The newest MediaPipe in .venv-tasks: the reference BodyParityTests and make parity run (part of make setup).
+tasks-venv:
 	@$(TASKS_PY) -c 'import mediapipe, cv2, sys; sys.exit(mediapipe.__version__ != "$(MEDIAPIPE_TASKS)")' 2>/dev/null || { \
 	  { [ -x $(TASKS_PY) ] || python3 -m venv $(TASKS_VENV); } && \
 	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==$(MEDIAPIPE_TASKS)" "opencv-contrib-python==5.0.0.93" "numpy<3"; }

@@ -30,7 +30,7 @@ let testOnlyVariants: [Target] = []
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA")]
 #endif
 
-// Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> Extraction -> keypoint files
+// Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> BodyLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
 // Synthesis; Review serves clips, keypoints and annotations to the review page.
 // Only `handpose` prints, reads flags and chooses exit codes.
@@ -79,9 +79,11 @@ let package = Package(
         // A folder of keypoint files: their names, failure records, and the one verdict on each input's keypoints.
         .target(name: "KeypointStore", dependencies: ["FileSystem", "Keypoints", "KeypointFormats"]),
         .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
+        // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine, with the hands' crop and regions.
+        .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "HandLandmarks"]),
         .target(name: "Annotations", dependencies: ["VideoIO"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         // The review page's server (Hummingbird): clips, keypoints and annotations to a browser, annotation
@@ -94,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -103,12 +105,13 @@ let package = Package(
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
         .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
+        .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "HandLandmarks", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),

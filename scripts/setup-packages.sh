@@ -9,8 +9,9 @@ set -euo pipefail
 # debootstrap, buildah, podman, runc: make image and make dist build a bare Debian root and an OCI image,
 # and DistributionTests runs them (podman with runc: crun fails on the hybrid cgroups of these machines).
 # chromium, chromium-driver: ReviewBrowserTests drives the review page in a real, headless browser.
+# libgl1, libglib2.0-0: the OpenCV that MediaPipe's wheel needs in .venv-tasks (BodyParityTests, make bench) links them.
 needed=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libturbojpeg0-dev libcpuinfo-dev pkg-config unzip python3-venv ffmpeg slurm-wlm munge qemu-user
-        debootstrap buildah podman runc chromium chromium-driver)
+        debootstrap buildah podman runc chromium chromium-driver libgl1 libglib2.0-0)
 missing=()
 for p in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

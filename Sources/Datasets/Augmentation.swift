@@ -46,20 +46,32 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
 
     /// Applies every augmentation with parameters drawn from `rng`; returns what was drawn.
     static func apply(_ list: [Augmentation], to frames: inout [[HandSample?]], rng: inout SplitMix64) -> [String: Double] {
+        var none: [BodySample?] = []
+        return apply(list, to: &frames, bodies: &none, joints: nil, rng: &rng)
+    }
+
+    /// The same, with the window's bodies (`bodies`, one per frame, of `joints`; or empty) changed
+    /// exactly as its hands: moved, mirrored (left and right joints trading places), dropped, stretched.
+    static func apply(_ list: [Augmentation], to frames: inout [[HandSample?]], bodies: inout [BodySample?], joints: BodyJoints?,
+                      rng: inout SplitMix64) -> [String: Double] {
         var drawn: [String: Double] = [:]
         func mapPoints(_ f: (SIMD2<Float>) -> SIMD2<Float>) {
+            func moved(_ joints: [SIMD3<Float>]) -> [SIMD3<Float>] { joints.map { let p = f(SIMD2($0.x, $0.y)); return SIMD3(p.x, p.y, $0.z) } }
             for t in frames.indices {
                 for s in frames[t].indices {
                     guard var h = frames[t][s] else { continue }
-                    h.joints = h.joints.map { let p = f(SIMD2($0.x, $0.y)); return SIMD3(p.x, p.y, $0.z) }
+                    h.joints = moved(h.joints)
                     frames[t][s] = h
                 }
             }
+            for t in bodies.indices { if let b = bodies[t] { bodies[t] = BodySample(joints: moved(b.joints), visibility: b.visibility) } }
         }
         for a in list {
             switch a {
             case .flip:
                 mapPoints { SIMD2(1 - $0.x, $0.y) }
+                // The person's left arm now shows where the right was: its joints take the right's places.
+                if let joints { for t in bodies.indices { bodies[t] = bodies[t]?.sidesSwapped(joints) } }
                 for t in frames.indices {
                     for s in frames[t].indices {
                         let current = frames[t][s]?.chirality
@@ -85,12 +97,13 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                 var dropped = 0
                 for t in frames.indices where rng.uniform(0, 1) < p {
                     frames[t] = frames[t].map { _ in nil }
+                    if t < bodies.count { bodies[t] = nil }
                     dropped += 1
                 }
                 drawn["dropped_frames"] = Double(dropped)
             case .stretch(let f):
                 let speed = rng.uniform(1 - f, 1 + f)
-                let source = frames
+                let source = frames, sourceBodies = bodies
                 for t in frames.indices {
                     let pos = min(Double(t) * speed, Double(source.count - 1))
                     let a = Int(pos), b = min(a + 1, source.count - 1), w = Float(pos - Double(a))
@@ -100,6 +113,9 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                         return HandSample(joints: zip(ha.joints, hb.joints).map { $0 + w * ($1 - $0) },
                                           confidence: ha.confidence + w * (hb.confidence - ha.confidence), chirality: ha.chirality,
                                           interpolated: w < 0.5 ? ha.interpolated : hb.interpolated)
+                    }
+                    if t < bodies.count {
+                        bodies[t] = sourceBodies[a].map { ba in sourceBodies[b].map { w > 0 ? BodySample.blend(ba, $0, w) : ba } ?? ba } ?? sourceBodies[b]
                     }
                 }
                 drawn["speed"] = speed

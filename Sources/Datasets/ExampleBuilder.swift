@@ -14,7 +14,7 @@ public enum ExampleBuilder {
             let last = file.frames.map(\.t).max() ?? 0
             let step = file.video.fps.map { $0 > 0 ? 1 / $0 : 0 } ?? 0
             let start = s.start ?? 0, end = s.end ?? (last + step)
-            let track = Windowing.resample(file, start: start, end: end, fps: settings.fps, hand: settings.hand)
+            let track = Windowing.resample(file, start: start, end: end, fps: settings.fps, hand: settings.hand, body: settings.body)
             let starts = Windowing.windowStarts(count: track.times.count, window: settings.window, stride: settings.effectiveStride,
                                                 dropShort: settings.dropShort, padTail: settings.padTail)
             for (w, first) in starts.enumerated() {
@@ -32,7 +32,11 @@ public enum ExampleBuilder {
                 manifest.sourceFrameTimes = Array(Set(track.sourceTimes[range].flatMap { $0 })).sorted()
                 // The clip's path as the annotation names it, not where the checkout happens to be: splits and
                 // augmentation seeds hash it, and must give the same dataset in any folder, on any machine.
-                out.append(Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.videoPath))
+                var example = Example(label: classes.firstIndex(of: s.label) ?? -1, frames: frames, manifest: manifest, clip: s.videoPath)
+                if settings.body != nil {
+                    example.bodies = Array(track.bodies[range]) + [BodySample?](repeating: nil, count: settings.window - real)
+                }
+                out.append(example)
             }
         }
         return out
@@ -59,8 +63,9 @@ public enum ExampleBuilder {
     /// Adds `copies` augmented copies of each example of the parts named in `augmentParts` (all when empty).
     /// Augmented copies of each example after it. A mirrored copy (`flip`) takes the label
     /// `flippedLabel` gives its label, if any (a left swipe mirrored is a right swipe).
+    /// `joints`: the body joints the examples carry (nil: none).
     public static func augment(_ examples: [Example], with list: [Augmentation], copies: Int, seed: UInt64,
-                               flippedLabel: [Int: Int] = [:]) -> [Example] {
+                               flippedLabel: [Int: Int] = [:], joints: BodyJoints? = nil) -> [Example] {
         guard !list.isEmpty, copies > 0 else { return examples }
         var out: [Example] = []
         for e in examples {
@@ -68,7 +73,7 @@ public enum ExampleBuilder {
             for k in 0..<copies {
                 var rng = SplitMix64(seed: seed ^ StableHash.fnv1a("\(e.clip)|\(e.manifest.windowIndex ?? 0)|\(k)"))
                 var copy = e
-                let drawn = Augmentation.apply(list, to: &copy.frames, rng: &rng)
+                let drawn = Augmentation.apply(list, to: &copy.frames, bodies: &copy.bodies, joints: joints, rng: &rng)
                 copy.manifest.augmentation = drawn
                 if list.contains(.flip), let swapped = flippedLabel[e.label] {
                     copy.label = swapped

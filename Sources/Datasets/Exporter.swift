@@ -161,7 +161,7 @@ public struct Exporter {
             for k in chosen.indices { chosen[k].manifest.split = part.isEmpty ? "all" : part }
             if part.isEmpty || part == augmentPart {
                 chosen = ExampleBuilder.augment(chosen, with: augmentations, copies: settings.copies, seed: settings.seed,
-                                                flippedLabel: flipped)
+                                                flippedLabel: flipped, joints: settings.body)
             }
             chosenParts.append((part, chosen))
         }

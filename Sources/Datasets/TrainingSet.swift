@@ -20,6 +20,8 @@ public struct ExportSettings: Codable, Sendable, Equatable {
     public var flipLabels: [String: String] = [:]
     public var split: [SplitPart] = []
     public var seed: UInt64 = 0
+    /// Body joints written beside the hands (`B`), from keypoint files made with `extract --body`; nil: none.
+    public var body: BodyJoints?
 
     public init() {}
     public var effectiveStride: Int { stride ?? window }
@@ -57,6 +59,8 @@ public struct Example {
     public var clip: String
     /// The frame's size in pixels, for formats in pixel units (keypoint-csv).
     public var frameSize: SIMD2<Int>?
+    /// Per frame, the body the hands belong to (with `ExportSettings.body`; else empty).
+    public var bodies: [BodySample?] = []
 
     public init(label: Int, frames: [[HandSample?]], manifest: ExampleRecord, clip: String, frameSize: SIMD2<Int>? = nil) {
         self.label = label; self.frames = frames; self.manifest = manifest; self.clip = clip; self.frameSize = frameSize
@@ -130,6 +134,54 @@ public enum TrainingSet {
         }
     }
 
+    /// Features of one body sample, joint-major: [joints][C], C as for hands with the joint's visibility as
+    /// its confidence. Normalised (any `--normalize` but none) as pose-format's `normalize()` does: about
+    /// the shoulders' midpoint, in units of the shoulders' distance.
+    static func bodyFeatures(_ b: BodySample?, settings: ExportSettings) -> [[Float]] {
+        let n = settings.body?.joints.count ?? 0, c = settings.features.count
+        guard let b else { return Array(repeating: Array(repeating: 0, count: c), count: n) }
+        var pts = b.joints.map { SIMD3($0.x, settings.origin == .bottomLeft ? 1 - $0.y : $0.y, $0.z) }
+        if settings.normalize != .none, let l = settings.body?.joints.firstIndex(of: BodyJoint.leftShoulder),
+           let r = settings.body?.joints.firstIndex(of: BodyJoint.rightShoulder) {
+            let centre = (pts[l] + pts[r]) / 2
+            let d = SIMD2(pts[l].x - pts[r].x, pts[l].y - pts[r].y)
+            let width = max((d * d).sum().squareRoot(), 1e-6)
+            pts = pts.map { SIMD3($0.x - centre.x, $0.y - centre.y, $0.z - centre.z) / width }
+        }
+        return pts.indices.map { j in
+            let p = pts[j]
+            switch settings.features {
+            case .xyc: return [p.x, p.y, b.visibility[j]]
+            case .xyz: return [p.x, p.y, p.z]
+            case .xyzc: return [p.x, p.y, p.z, b.visibility[j]]
+            }
+        }
+    }
+
+    /// Shape of B (the bodies) for `n` examples of `frames` frames: (N, T, C, J) or (N, T, J, C).
+    public static func bodyShape(n: Int, frames: Int, settings: ExportSettings) -> [Int] {
+        let c = settings.features.count, j = settings.body?.joints.count ?? 0
+        return [n, frames] + (settings.layout == .createml ? [c, j] : [j, c])
+    }
+
+    /// B and its mask (1 where the frame has a body, else 0), in the layout of X.
+    static func bodyArrays(_ examples: [Example], settings: ExportSettings) -> (b: [Float], mask: [UInt8]) {
+        var b: [Float] = [], mask: [UInt8] = []
+        let c = settings.features.count, j = settings.body?.joints.count ?? 0
+        for e in examples {
+            for body in e.bodies {
+                let f = bodyFeatures(body, settings: settings)
+                if settings.layout == .createml {
+                    for k in 0..<c { for p in 0..<j { b.append(f[p][k]) } }
+                } else {
+                    for p in 0..<j { b.append(contentsOf: f[p]) }
+                }
+                mask.append(body == nil ? 0 : 1)
+            }
+        }
+        return (b, mask)
+    }
+
     /// Shape of X for `n` examples of `frames` frames (nil for poses) with `slots` hands.
     public static func shape(n: Int, frames: Int?, slots: Int, settings: ExportSettings) -> [Int] {
         let c = settings.features.count
@@ -182,7 +234,8 @@ public enum TrainingSet {
 
     /// Column names of the CSV format: `label`, one per value of X in its order (`t3_h1_x_wrist`: frame
     /// 3, hand slot 1, feature x, joint wrist; the frame and slot parts only where X has those axes),
-    /// then one mask column per frame and slot (`mask_t3_h1`).
+    /// with bodies then one per value of B (`t3_body_x_left_shoulder`), then one mask column per frame
+    /// and slot (`mask_t3_h1`), and with bodies one per frame (`body_mask_t3`).
     public static func csvHeader(frames: Int?, slots: Int, settings: ExportSettings) -> [String] {
         let features = settings.features.rawValue.map(String.init)
         var names = ["label"], masks: [String] = []
@@ -198,6 +251,17 @@ public enum TrainingSet {
                 masks.append("mask" + (prefix.isEmpty ? "" : "_" + prefix.dropLast()))
             }
         }
+        if let body = settings.body, let frames {
+            let joints = body.joints.map { BodyJoint.names[$0] }
+            for f in 0..<frames {
+                if settings.layout == .createml {
+                    for k in features { for j in joints { names.append("t\(f)_body_\(k)_\(j)") } }
+                } else {
+                    for j in joints { for k in features { names.append("t\(f)_body_\(k)_\(j)") } }
+                }
+                masks.append("body_mask_t\(f)")
+            }
+        }
         return names + masks
     }
 
@@ -207,6 +271,9 @@ public enum TrainingSet {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let (x, mask) = arrays(examples, settings: settings)
         let xShape = shape(n: examples.count, frames: frames, slots: slots, settings: settings)
+        // With bodies (actions only: a window of frames): B and its mask beside X.
+        let bodies = settings.body != nil && frames != nil ? bodyArrays(examples, settings: settings) : nil
+        let bShape = bodyShape(n: examples.count, frames: frames ?? 0, settings: settings)
         var maskShape = [examples.count]
         if let frames { maskShape.append(frames) }
         if slots == 2 { maskShape.append(2) }
@@ -231,18 +298,30 @@ public enum TrainingSet {
             try put(Npy.encode(x, shape: xShape), "X.npy")
             try put(Npy.encode(y, shape: [examples.count]), "y.npy")
             try put(Npy.encode(mask, shape: maskShape), "mask.npy")
+            if let bodies {
+                try put(Npy.encode(bodies.b, shape: bShape), "B.npy")
+                try put(Npy.encode(bodies.mask, shape: [examples.count, frames ?? 0]), "body_mask.npy")
+            }
         case .npz:
-            try put(try NpzArchive.make([("X.npy", Npy.encode(x, shape: xShape)), ("y.npy", Npy.encode(y, shape: [examples.count])),
-                                         ("mask.npy", Npy.encode(mask, shape: maskShape))]), "data.npz")
+            var members = [("X.npy", Npy.encode(x, shape: xShape)), ("y.npy", Npy.encode(y, shape: [examples.count])),
+                           ("mask.npy", Npy.encode(mask, shape: maskShape))]
+            if let bodies {
+                members += [("B.npy", Npy.encode(bodies.b, shape: bShape)), ("body_mask.npy", Npy.encode(bodies.mask, shape: [examples.count, frames ?? 0]))]
+            }
+            try put(try NpzArchive.make(members), "data.npz")
         case .csv:
             // One row per example under a header: the label index, the example's values in X's order,
             // then its mask (1 where a hand is real) per frame and hand.
             let per = examples.isEmpty ? 0 : x.count / examples.count
             let maskPer = examples.isEmpty ? 0 : mask.count / examples.count
+            let bodyPer = examples.isEmpty ? 0 : (bodies?.b.count ?? 0) / examples.count, bodyMaskPer = frames ?? 0
             var text = csvHeader(frames: frames, slots: slots, settings: settings).joined(separator: ",") + "\n"
             for (i, e) in examples.enumerated() {
                 text += "\(e.label)," + x[(i * per)..<((i + 1) * per)].map { String($0) }.joined(separator: ",")
-                text += "," + mask[(i * maskPer)..<((i + 1) * maskPer)].map { String($0) }.joined(separator: ",") + "\n"
+                if let bodies { text += "," + bodies.b[(i * bodyPer)..<((i + 1) * bodyPer)].map { String($0) }.joined(separator: ",") }
+                text += "," + mask[(i * maskPer)..<((i + 1) * maskPer)].map { String($0) }.joined(separator: ",")
+                if let bodies { text += "," + bodies.mask[(i * bodyMaskPer)..<((i + 1) * bodyMaskPer)].map { String($0) }.joined(separator: ",") }
+                text += "\n"
             }
             try put(Data(text.utf8), "keypoints.csv")
         }

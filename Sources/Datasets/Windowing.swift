@@ -17,6 +17,43 @@ public enum FeatureSet: String, Codable, Sendable, CaseIterable {
 }
 
 public enum Normalization: String, Codable, Sendable, CaseIterable { case none, wrist, bbox }
+
+/// Which body joints go beside the hands (`export actions --body-joints`).
+public enum BodyJoints: String, Codable, Sendable, CaseIterable {
+    /// MediaPipe's upper body: landmarks 0 to 24 (face, arms with the hands' three points, hips), the
+    /// 25 its former upper-body pose model gave.
+    case upper
+    /// The pose landmarks taken, in order.
+    public var joints: [Int] { BodyJoint.upperBody }
+}
+
+/// A body at one instant after resampling: the chosen joints' x, y, z and their visibility.
+public struct BodySample: Sendable, Equatable {
+    public var joints: [SIMD3<Float>]
+    public var visibility: [Float]
+
+    public init(joints: [SIMD3<Float>], visibility: [Float]) { self.joints = joints; self.visibility = visibility }
+
+    /// Blends two samples: `w` of the way from `a` to `b`.
+    static func blend(_ a: BodySample, _ b: BodySample, _ w: Float) -> BodySample {
+        BodySample(joints: zip(a.joints, b.joints).map { $0 + w * ($1 - $0) }, visibility: zip(a.visibility, b.visibility).map { $0 + w * ($1 - $0) })
+    }
+
+    /// The person's left joints trading places with their right ones (`joints` says which were taken),
+    /// as a mirrored picture shows them.
+    func sidesSwapped(_ joints: BodyJoints) -> BodySample {
+        let taken = joints.joints
+        let names = taken.map { BodyJoint.names[$0] }
+        func partner(_ k: Int) -> Int {
+            let name = names[k]
+            let other = name.hasPrefix("left") ? "right" + name.dropFirst(4) : name.hasPrefix("right") ? "left" + name.dropFirst(5)
+                : name.hasSuffix("_left") ? name.dropLast(4) + "right" : name.hasSuffix("_right") ? name.dropLast(5) + "left" : Substring(name)
+            return names.firstIndex(of: String(other)) ?? k
+        }
+        let order = taken.indices.map(partner)
+        return BodySample(joints: order.map { self.joints[$0] }, visibility: order.map { visibility[$0] })
+    }
+}
 public enum Layout: String, Codable, Sendable, CaseIterable { case createml, ntjc }
 public enum Origin: String, Codable, Sendable, CaseIterable { case bottomLeft = "bottom-left", topLeft = "top-left" }
 
@@ -42,6 +79,8 @@ public struct Track: Sendable {
     public var times: [Double]
     public var slots: [[HandSample?]]   // [frame][slot]
     public var sourceTimes: [[Double]]  // [frame] the keypoint frame times it came from
+    /// [frame] the body followed (`resample`'s `body`); empty when no body was asked for.
+    public var bodies: [BodySample?] = []
 }
 
 /// Turns keypoint files into uniform-rate tracks and windows.
@@ -66,9 +105,24 @@ public enum Windowing {
                    interpolated: h.isInterpolated)
     }
 
+    /// The body a frame's chosen hands belong to: the person of the first chosen hand tied to one
+    /// (`extract --body`'s `person`), else the frame's first body; nil when the frame has none.
+    static func body(_ frame: KeypointFile.Frame, following hands: [KeypointFile.Hand?]) -> KeypointFile.Body? {
+        guard let bodies = frame.bodies, !bodies.isEmpty else { return nil }
+        if let person = hands.lazy.compactMap({ $0?.person }).first, person < bodies.count { return bodies[person] }
+        return bodies[0]
+    }
+
+    static func sample(_ b: KeypointFile.Body, _ joints: BodyJoints) -> BodySample {
+        BodySample(joints: joints.joints.map { SIMD3(b.landmarks[$0][0], b.landmarks[$0][1], b.landmarks[$0][2]) },
+                   visibility: joints.joints.map { b.visibility[$0] })
+    }
+
     /// Resamples `file` to `fps` over `[start, end)` using the real timestamps: linear interpolation
     /// between the neighbouring frames where the slot's hand is present in both, otherwise the nearest frame.
-    public static func resample(_ file: KeypointFile, start: Double, end: Double, fps: Double, hand: HandChoice) -> Track {
+    /// With `body`, the body the hands belong to (`body(_:following:)`) is resampled the same way.
+    public static func resample(_ file: KeypointFile, start: Double, end: Double, fps: Double, hand: HandChoice,
+                                body: BodyJoints? = nil) -> Track {
         let frames = file.frames.sorted { $0.t < $1.t }
         let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
         var track = Track(times: [], slots: [], sourceTimes: [])
@@ -77,6 +131,7 @@ public enum Windowing {
         if hand == .track, let followed = longestTrack(frames, start: start, end: end) {
             picked = frames.map { [$0.hands.first { $0.track == followed }] }
         }
+        let bodies = body.map { joints in frames.indices.map { Self.body(frames[$0], following: picked[$0]).map { sample($0, joints) } } }
         var j = 0
         for k in 0..<count {
             let t = start + Double(k) / fps
@@ -96,6 +151,13 @@ public enum Windowing {
                 } else {
                     let nearest = (t < ta || abs(t - ta) <= abs(tb - t)) ? a : b
                     slots.append(picked[nearest][s].map(sample))
+                }
+            }
+            if let bodies {
+                if let ba = bodies[a], let bb = bodies[b], tb > ta, t > ta, t < tb {
+                    track.bodies.append(BodySample.blend(ba, bb, Float((t - ta) / (tb - ta))))
+                } else {
+                    track.bodies.append(bodies[(t < ta || abs(t - ta) <= abs(tb - t)) ? a : b])
                 }
             }
             track.times.append(t)

@@ -1,4 +1,5 @@
 import FileSystem
+import BodyLandmarks
 import Foundation
 import HandLandmarks
 import Inference
@@ -44,6 +45,10 @@ public struct ExtractionPipeline {
         self.modelsDirectory = modelsDirectory
         self.complexity = complexity
         modelHashes = try HandModels.identity(directory: modelsDirectory, complexity: complexity)
+        // `--body`: the pose models are part of what made the files, recorded and compared like the hands'.
+        if settings(false).body {
+            modelHashes.merge(try HandModels.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
+        }
         self.settings = settings
         self.jobs = jobs
         self.overwrite = overwrite

@@ -1,3 +1,4 @@
+import BodyLandmarks
 import Foundation
 import HandLandmarks
 import Inference
@@ -44,6 +45,8 @@ public enum ExtractionWorker {
         // One tracker for every job: its plans hold the weights, so stills and clips (different settings)
         // share them rather than each settings' tracker holding a copy.
         var tracker: HandTracker?
+        // The body pipeline, planned at the first job that asks for it (`--body`).
+        var body: BodyTracker?
         func emit(_ event: ExtractionEvent) {
             var data = try! JSONEncoder().encode(event)
             data.append(0x0A)
@@ -60,9 +63,14 @@ public enum ExtractionWorker {
                 if let tracker { tracker.options = job.options } else {
                     tracker = try HandTracker(models: models, options: job.options, threads: threads)
                 }
+                if job.options.body && body == nil {
+                    let bodyModels = try BodyModels(directory: directory, sharing: sharing,
+                                                    hashes: hashes.map { h in h.filter { BodyModels.fileNames.contains($0.key) } }.flatMap { $0.isEmpty ? nil : $0 })
+                    body = try BodyTracker(models: bodyModels, options: BodyTrackerOptions(job.options), threads: threads)
+                }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: tracker!, tool: tool, formats: job.formats,
+                                                             tracker: tracker!, body: job.options.body ? body : nil, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))

@@ -1,3 +1,4 @@
+import BodyLandmarks
 import Foundation
 import HandLandmarks
 import KeypointFormats
@@ -21,6 +22,8 @@ public enum KeypointExtraction {
         public var frames = 0
         public var decoding = VideoReader.Timings()
         public var tracker = HandTracker.Timings()
+        /// The body pipeline (`--body`).
+        public var body = BodyTracker.Timings()
         /// Frames handed to the outputs (keypoint file and other formats).
         public var writing: Duration = .zero
         public var wall: Duration = .zero
@@ -40,6 +43,10 @@ public enum KeypointExtraction {
             tracker.tracking += t.tracking
             tracker.palmRuns += t.palmRuns
             tracker.landmarkRuns += t.landmarkRuns
+            let b = other.body
+            body.detectorInput += b.detectorInput; body.detectorModel += b.detectorModel
+            body.landmarkInput += b.landmarkInput; body.landmarkModel += b.landmarkModel
+            body.detectorRuns += b.detectorRuns; body.landmarkRuns += b.landmarkRuns
         }
     }
 
@@ -48,26 +55,27 @@ public enum KeypointExtraction {
     /// damaged or cut short keeps the frames decoded before the damage: the file is written marked
     /// `incomplete` with the decoder's error. A file that yields no frame at all, or an inference error,
     /// throws and leaves nothing behind. `decodeThreads`: FFmpeg's threads (0: FFmpeg chooses).
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
                                to output: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
+        try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool,
                     into: KeypointOutputs(outputs: [try KeypointFileWriter(url: output)]), decodeThreads: decodeThreads, progress: progress)
     }
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
                                formats: [OutputFormat], root: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        try extract(url, sourcePath: sourcePath, tracker: tracker, tool: tool,
-                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: tracker.options.completes),
+        try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool,
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: tracker.options.completes,
+                                          bodies: body == nil ? 0 : tracker.options.maxBodies),
                     decodeThreads: decodeThreads, progress: progress)
     }
 
-    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, tool: KeypointFile.Tool,
                         into outputs: KeypointOutputs, decodeThreads: Int, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
-            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, decodeThreads: decodeThreads,
+            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool, decodeThreads: decodeThreads,
                                             progress: progress) { frame in
                 hands += frame.hands.count
                 frames += 1
@@ -86,10 +94,10 @@ public enum KeypointExtraction {
     }
 
     /// The same, kept in memory: the whole file comes back.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool,
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
                                progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         var frames: [KeypointFile.Frame] = []
-        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, tool: tool, decodeThreads: 0, progress: progress) { frames.append($0) }
+        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool, decodeThreads: 0, progress: progress) { frames.append($0) }
         file.frames = frames
         file.video.frames = frames.count
         return file
@@ -99,13 +107,19 @@ public enum KeypointExtraction {
     /// `sink`; returns the file's header (everything but its frames) and where the time went.
     /// `decoderEnded` is told how many frames the decoding thread decoded, once it has ended (for tests:
     /// a failed clip must not be decoded to its end).
-    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, tool: KeypointFile.Tool, decodeThreads: Int,
+    /// `body`: the body pipeline, run on every frame beside the hands, each hand then tied to a body
+    /// (`BodyAssociation`) once the hands are final (after `--complete` and `--smooth`).
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool, decodeThreads: Int,
                     progress: (Int) -> Void, decoderEnded: (_ framesDecoded: Int) -> Void = { _ in },
                     sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
         let start = ContinuousClock.now
         var profile = Profile()
         let reader = try VideoReader(url: url, threads: decodeThreads)
         tracker.reset()
+        if let body {
+            body.options = BodyTrackerOptions(tracker.options)
+            if reader.info.isStillImage { body.options.mode = .image }
+        }
         // One decoded frame waits (and one more is converted meanwhile): decoding takes a few ms a frame
         // against 25-30 of inference, so a deeper queue only held more frames (6 MB each at 1080p) with
         // no measurable gain in `bench extract`.
@@ -140,7 +154,10 @@ public enum KeypointExtraction {
         func write(_ frames: [TrackSmoother.Frame]) throws {
             let writing = ContinuousClock.now
             for f in frames {
-                try sink(KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: f.hands.map(KeypointFile.Hand.init)))
+                var frame = KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: f.hands.map(KeypointFile.Hand.init),
+                                               bodies: f.bodies)
+                BodyAssociation.tie(&frame, width: reader.info.width, height: reader.info.height)
+                try sink(frame)
             }
             profile.writing += ContinuousClock.now - writing
         }
@@ -155,7 +172,8 @@ public enum KeypointExtraction {
             switch queue.pop() {
             case .frame(let f):
                 do {
-                    let frame = TrackSmoother.Frame(index: f.index, time: f.time, hands: try tracker.process(f))
+                    let frame = TrackSmoother.Frame(index: f.index, time: f.time, hands: try tracker.process(f),
+                                                    bodies: try body?.process(f).map(KeypointFile.Body.init))
                     if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
                     last = f.index
@@ -188,13 +206,16 @@ public enum KeypointExtraction {
         tool.kernels = tracker.kernels
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
-                                settings: KeypointFile.Settings(tracker.options), models: tracker.models.hashes)
+                                settings: KeypointFile.Settings(tracker.options),
+                                models: tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a })
         file.video.decoder = info.decoder
+        if body != nil { file.schema = KeypointFile.bodySchemaName }
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
         // The decoding thread has ended (it pushed .end or .failed last), so its timings are final.
         profile.frames = count
         profile.decoding = reader.timings
         profile.tracker = tracker.timings
+        if let body { profile.body = body.timings }
         profile.wall = ContinuousClock.now - start
         return (file, profile)
     }

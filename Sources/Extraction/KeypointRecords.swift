@@ -1,3 +1,4 @@
+import BodyLandmarks
 import HandLandmarks
 import Keypoints
 
@@ -9,13 +10,34 @@ extension KeypointFile.Settings {
         self.init(model: o.model.rawValue, maxHands: o.maxHands, minDetectionConfidence: o.minDetectionConfidence,
                   minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
                   smoothing: o.smoothing, smoother: o.smoothing && o.mode == .video ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
-                  completion: o.completes ? SequenceCompletion.name : nil)
+                  completion: o.completes ? SequenceCompletion.name : nil,
+                  body: o.body ? BodyTracker.name : nil, maxBodies: o.body ? o.maxBodies : nil)
     }
 }
 
 extension KeypointFile.Region {
     public init(_ r: RegionOfInterest) {
         self.init(xCenter: r.xCenter, yCenter: r.yCenter, width: r.width, height: r.height, rotation: r.rotation)
+    }
+}
+
+extension KeypointFile.Body {
+    /// A body as stored: coordinates rounded to 1e-6, scores to 1e-5.
+    public init(_ b: BodyObservation) {
+        func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
+        func score(_ v: Float) -> Float { (v * 1e5).rounded() / 1e5 }
+        self.init(landmarks: b.landmarks.map(rounded), visibility: b.visibility.map(score), presence: b.presence.map(score),
+                  world: b.world.map(rounded), score: score(b.score), region: KeypointFile.Region(b.region), track: b.track)
+    }
+}
+
+extension BodyTrackerOptions {
+    /// The body pipeline's settings for the extraction options `o` (its mode, `--max-bodies`, Tasks'
+    /// default confidences).
+    public init(_ o: HandTrackerOptions) {
+        self.init()
+        maxBodies = o.maxBodies
+        mode = o.mode
     }
 }
 

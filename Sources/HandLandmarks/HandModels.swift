@@ -33,8 +33,13 @@ public final class HandModels {
     /// The models' identity, file name to SHA-256 (hex), read from the files without parsing or planning
     /// them: what keypoint files record and verdicts compare.
     public static func identity(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [String: String] {
+        try identity(directory: directory, names: fileNames(complexity))
+    }
+
+    /// File name to SHA-256 (hex) of the model files `names` in `directory` (the body's models too).
+    public static func identity(directory: URL, names: [String]) throws -> [String: String] {
         var hashes: [String: String] = [:]
-        for url in try files(directory: directory, complexity: complexity) {
+        for url in try files(directory: directory, names: names) {
             let data: Data
             do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
                 throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
@@ -46,7 +51,12 @@ public final class HandModels {
 
     /// The palm and landmark model files in `directory`; an error names the first one missing.
     static func files(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [URL] {
-        let urls = fileNames(complexity).map { directory.appendingPathComponent($0) }
+        try files(directory: directory, names: fileNames(complexity))
+    }
+
+    /// The model files `names` in `directory`; an error names the first one missing.
+    public static func files(directory: URL, names: [String]) throws -> [URL] {
+        let urls = names.map { directory.appendingPathComponent($0) }
         for url in urls where !FileManager.default.fileExists(atPath: url.path) {
             throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
         }

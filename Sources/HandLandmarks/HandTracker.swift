@@ -23,6 +23,11 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     /// `--complete` (video mode): once a clip has been read, tracks are followed backwards, rejoined
     /// across short losses, their short gaps filled and their chirality voted (`SequenceCompletion`).
     public var completion = false
+    /// `--body`: MediaPipe's pose landmarker runs beside the hands (`BodyTracker`) and each hand is tied
+    /// to the person at whose wrist it is (`BodyAssociation`).
+    public var body = false
+    /// With `body`: the most people reported per frame (Tasks' num_poses).
+    public var maxBodies = 1
     /// Whether `completion` applies: it follows hands over time, so video mode only.
     public var completes: Bool { completion && mode == .video }
 

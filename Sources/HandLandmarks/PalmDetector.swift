@@ -36,8 +36,14 @@ public final class PalmDetector {
     /// strides 8, 16, 16, 16, offset 0.5, fixed anchor size; each layer has 2 anchors per cell (aspect
     /// ratio 1 and the interpolated scale), and layers of one stride share a grid: 24x24x2 + 12x12x6 = 2016.
     public static func makeAnchors(size: Int = inputSize) -> [SIMD2<Float>] {
+        anchorCentres(size: size, grids: [(8, 2), (16, 6)])
+    }
+
+    /// The centres of SsdAnchorsCalculator's fixed-size anchors (offset 0.5): for each distinct stride,
+    /// its grid of cells with `perCell` anchors each (2 for every layer of that stride).
+    public static func anchorCentres(size: Int, grids: [(stride: Int, perCell: Int)]) -> [SIMD2<Float>] {
         var out: [SIMD2<Float>] = []
-        for (stride, perCell) in [(8, 2), (16, 6)] {
+        for (stride, perCell) in grids {
             let cells = (size + stride - 1) / stride
             for y in 0..<cells {
                 for x in 0..<cells {
@@ -73,18 +79,27 @@ public final class PalmDetector {
     /// (dx, dy, w, h, then 7 keypoints), scaled by 1/192 around the anchor; score = sigmoid of the
     /// logit clipped to +-100.
     func decode(boxes: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>) -> [PalmDetection] {
-        let scale = 1 / Float(Self.inputSize)
+        Self.decodeSSD(boxes: boxes, scores: scores, anchors: anchors, keypoints: 7, inputSize: Self.inputSize, minScore: minScore)
+    }
+
+    /// TensorsToDetectionsCalculator for an SSD model whose rows are x, y, w, h (reverse_output_order),
+    /// then `keypoints` x, y pairs, in input pixels relative to fixed-size anchors; the score is the
+    /// sigmoid of the logit clipped to +-100 (score_clipping_thresh), kept from `minScore` up.
+    public static func decodeSSD(boxes: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>, anchors: [SIMD2<Float>],
+                                 keypoints: Int, inputSize: Int, minScore: Float) -> [PalmDetection] {
+        let scale = 1 / Float(inputSize)
+        let stride = 4 + 2 * keypoints
         var out: [PalmDetection] = []
         for (i, anchor) in anchors.enumerated() {
             let logit = min(max(scores[i], -100), 100)
             let score = 1 / (1 + exp(-logit))
             guard score >= minScore else { continue }
-            let r = boxes.baseAddress! + i * 18
+            let r = boxes.baseAddress! + i * stride
             let cx = r[0] * scale + anchor.x, cy = r[1] * scale + anchor.y
             let w = r[2] * scale, h = r[3] * scale
-            let keypoints = (0..<7).map { k in SIMD2(r[4 + 2 * k] * scale + anchor.x, r[5 + 2 * k] * scale + anchor.y) }
+            let points = (0..<keypoints).map { k in SIMD2(r[4 + 2 * k] * scale + anchor.x, r[5 + 2 * k] * scale + anchor.y) }
             out.append(PalmDetection(score: score, box: Box(xMin: cx - w / 2, yMin: cy - h / 2, xMax: cx + w / 2, yMax: cy + h / 2),
-                                     keypoints: keypoints))
+                                     keypoints: points))
         }
         return out
     }
@@ -119,7 +134,7 @@ public final class PalmDetector {
     }
 
     /// Undoes the letterbox: coordinates relative to the padded square become relative to the frame.
-    static func removeLetterbox(_ d: PalmDetection, padding pad: SIMD2<Float>) -> PalmDetection {
+    public static func removeLetterbox(_ d: PalmDetection, padding pad: SIMD2<Float>) -> PalmDetection {
         let span = SIMD2<Float>(1, 1) - 2 * pad
         var out = d
         out.box = Box(xMin: (d.box.xMin - pad.x) / span.x, yMin: (d.box.yMin - pad.y) / span.y,

@@ -19,7 +19,7 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
 
     /// MediaPipe's `NormalizeRadians`: a float angle wrapped in double precision (its `M_PI` is a
     /// double), which matters for Tasks' palm target of 90 radians, 14 turns away.
-    static func normalizeRadians(_ a: Float) -> Float {
+    public static func normalizeRadians(_ a: Float) -> Float {
         let d = Double(a)
         return Float(d - 2 * .pi * ((d + .pi) / (2 * .pi)).rounded(.down))
     }
@@ -27,7 +27,7 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
     /// Rotation that turns the vector from `from` to `to` (pixels) to `target` radians, as MediaPipe's
     /// `DetectionsToRectsCalculator::ComputeRotation` (`target - atan2(-dy, dx)`, wrapped). Upright is a
     /// target of pi/2.
-    static func rotation(from p0: SIMD2<Float>, to p1: SIMD2<Float>, target: Float = .pi / 2) -> Float {
+    public static func rotation(from p0: SIMD2<Float>, to p1: SIMD2<Float>, target: Float = .pi / 2) -> Float {
         normalizeRadians(target - atan2(-(p1.y - p0.y), p1.x - p0.x))
     }
 
@@ -119,7 +119,7 @@ public struct RegionOfInterest: Equatable, Sendable, Codable {
     }
 
     /// Axis-aligned bounds (ignoring rotation), normalised.
-    var bounds: Box { Box(xMin: xCenter - width / 2, yMin: yCenter - height / 2, xMax: xCenter + width / 2, yMax: yCenter + height / 2) }
+    public var bounds: Box { Box(xMin: xCenter - width / 2, yMin: yCenter - height / 2, xMax: xCenter + width / 2, yMax: yCenter + height / 2) }
 }
 
 /// An axis-aligned box in normalised coordinates.

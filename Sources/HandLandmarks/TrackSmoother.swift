@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 
 /// `--smooth`: each hand's landmarks (image and world) replaced by a local quadratic fit over the frames of
 /// its own track within 0.15 s on both sides (at least two frames a side), evaluated at the frame's own
@@ -22,7 +23,11 @@ public struct TrackSmoother {
         public var index: Int
         public var time: Double
         public var hands: [HandObservation]
-        public init(index: Int, time: Double, hands: [HandObservation]) { self.index = index; self.time = time; self.hands = hands }
+        /// The frame's bodies as stored (`extract --body`), carried along untouched; nil when not looked for.
+        public var bodies: [KeypointFile.Body]?
+        public init(index: Int, time: Double, hands: [HandObservation], bodies: [KeypointFile.Body]? = nil) {
+            self.index = index; self.time = time; self.hands = hands; self.bodies = bodies
+        }
     }
 
     /// Half-width of the window in seconds: wide enough to average several frames at common frame rates

@@ -7,6 +7,11 @@ import Keypoints
 /// without hands has no row; an unknown value (a reference file's missing presence or track) is empty.
 /// Files of `extract --complete` end with an `origin` column: empty for hands found as MediaPipe finds
 /// them, `backward` or `interpolated` for those the completion added (the keypoint file's `origin`).
+/// Files of `extract --body` then have `person` and `arm` (the hand's body in the frame and which of
+/// its arms, empty when the hand is tied to none) and that person's body: `body_track`, `body_score`,
+/// `body_x0, body_y0, body_z0` to `body_z32`, `body_visibility0` to `body_visibility32`, `body_presence0`
+/// to `body_presence32`; a body no hand is tied to has a row of its own with the hand's cells empty. The
+/// body's world landmarks are in the keypoint file and the npz.
 public final class HandCSVWriter: KeypointOutput {
     public let url: URL
     private let file: StagedFile
@@ -15,20 +20,44 @@ public final class HandCSVWriter: KeypointOutput {
         + (0..<Joint.count).flatMap { j in ["x\(j)", "y\(j)", "z\(j)"] }
         + (0..<Joint.count).flatMap { j in ["world_x\(j)", "world_y\(j)", "world_z\(j)"] }
 
+    /// The columns `extract --body` adds.
+    public static let bodyHeader: [String] = ["person", "arm", "body_track", "body_score"]
+        + (0..<BodyJoint.count).flatMap { j in ["body_x\(j)", "body_y\(j)", "body_z\(j)"] }
+        + (0..<BodyJoint.count).map { "body_visibility\($0)" } + (0..<BodyJoint.count).map { "body_presence\($0)" }
+
     /// Whether rows end with the hand's `origin`.
     let origins: Bool
+    /// Whether rows carry the body columns.
+    let bodies: Bool
 
-    public init(url: URL, origins: Bool = false) throws {
+    public init(url: URL, origins: Bool = false, bodies: Bool = false) throws {
         self.url = url
         self.origins = origins
+        self.bodies = bodies
         file = try StagedFile(url: url)
-        try file.write((Self.header + (origins ? ["origin"] : [])).joined(separator: ",") + "\n")
+        try file.write((Self.header + (origins ? ["origin"] : []) + (bodies ? Self.bodyHeader : [])).joined(separator: ",") + "\n")
     }
 
     public func append(_ frame: KeypointFile.Frame) throws {
+        let people = frame.bodies ?? []
         for hand in frame.hands {
-            try file.write((Self.row(frame, hand) + (origins ? [hand.origin ?? ""] : [])).joined(separator: ",") + "\n")
+            var cells = Self.row(frame, hand) + (origins ? [hand.origin ?? ""] : [])
+            if bodies { cells += Self.bodyCells(hand.person.map { ($0, people[$0]) }, arm: hand.arm) }
+            try file.write(cells.joined(separator: ",") + "\n")
         }
+        guard bodies else { return }
+        for (p, body) in people.enumerated() where !frame.hands.contains(where: { $0.person == p }) {
+            var cells = ["\(frame.i)", "\(frame.t)"] + [String](repeating: "", count: Self.header.count - 2 + (origins ? 1 : 0))
+            cells += Self.bodyCells((p, body), arm: nil)
+            try file.write(cells.joined(separator: ",") + "\n")
+        }
+    }
+
+    /// `person`, `arm` and the body columns; empty cells without a body.
+    static func bodyCells(_ person: (Int, KeypointFile.Body)?, arm: String?) -> [String] {
+        guard let (p, body) = person else { return [String](repeating: "", count: bodyHeader.count) }
+        return ["\(p)", arm ?? "", body.track.map { "\($0)" } ?? "", body.score.map { "\($0)" } ?? ""]
+            + body.landmarks.flatMap { $0.map { "\($0)" } } + body.visibility.map { "\($0)" } + body.presence.map { "\($0)" }
     }
 
     static func row(_ frame: KeypointFile.Frame, _ hand: KeypointFile.Hand) -> [String] {

@@ -9,7 +9,10 @@ import Keypoints
 /// model), `frame` int64 and `time` float64
 /// `[frames]`, and `header`: the keypoint file without its frames (source, frame size, rate, settings,
 /// models) as a JSON string. `hands` is the most hands any frame has (at least 1), in the keypoint
-/// file's order. Hands are kept in a scratch file until the end; memory grows only by the frame index,
+/// file's order. Files of `extract --body` also hold `person` int32 `[frames, hands]` (the hand's body
+/// in the frame's `bodies`, -1 where none) and the bodies: `body_landmarks` and `body_world` float32
+/// `[frames, bodies, 33, 3]`, `body_visibility` and `body_presence` float32 `[frames, bodies, 33]`,
+/// `body_score` float32 and `body_track` int32 `[frames, bodies]`, `body_mask` bool `[frames, bodies]`. Hands are kept in a scratch file until the end; memory grows only by the frame index,
 /// time and hand count (18 bytes a frame: about 2 MB for an hour at 30 fps).
 public final class NpzKeypointWriter: KeypointOutput {
     public var url: URL { file.url }
@@ -19,14 +22,22 @@ public final class NpzKeypointWriter: KeypointOutput {
     private var times: [Double] = []
     private var indices: [Int64] = []
     private var mostHands = 1
+    /// `extract --body`: bodies kept in their own scratch file, a record each.
+    private let bodyScratch: ScratchFile?
+    private var bodyCounts: [UInt16] = []
+    private var mostBodies = 1
 
     /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track, and
     /// its mask value (1 estimated, 2 interpolated).
-    static let recordFloats = 2 * Joint.count * 3 + 4
+    static let recordFloats = 2 * Joint.count * 3 + 5
+    /// The per-body record: 99 landmarks, 99 world, 33 visibility, 33 presence, score, track.
+    static let bodyRecordFloats = 2 * BodyJoint.count * 3 + 2 * BodyJoint.count + 2
 
-    public init(url: URL) throws {
+    /// `bodies`: the file holds bodies (`extract --body`).
+    public init(url: URL, bodies: Bool = false) throws {
         file = try StagedFile(url: url, open: false)   // ZIPFoundation writes the temporary file
         scratch = try ScratchFile(beside: url)
+        bodyScratch = bodies ? try ScratchFile(beside: url) : nil
     }
 
     public func append(_ frame: KeypointFile.Frame) throws {
@@ -40,10 +51,25 @@ public final class NpzKeypointWriter: KeypointOutput {
         for hand in frame.hands {
             var record = hand.landmarks.flatMap { $0 }
             record += hand.world?.flatMap { $0 } ?? [Float](repeating: 0, count: Joint.count * 3)
-            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1), hand.isInterpolated ? 2 : 1]
+            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1), hand.isInterpolated ? 2 : 1, Float(hand.person ?? -1)]
             scratch.append(record)
         }
         try scratch.spill()
+        if let bodyScratch {
+            let bodies = frame.bodies ?? []
+            guard bodies.count <= Int(UInt16.max) else {
+                throw KeypointError.unwritable(path: url.path, reason: "frame \(frame.i) has over 65535 bodies")
+            }
+            bodyCounts.append(UInt16(bodies.count))
+            mostBodies = max(mostBodies, bodies.count)
+            for body in bodies {
+                var record = body.landmarks.flatMap { $0 }
+                record += body.world?.flatMap { $0 } ?? [Float](repeating: 0, count: BodyJoint.count * 3)
+                record += body.visibility + body.presence + [body.score ?? 1, Float(body.track ?? -1)]
+                bodyScratch.append(record)
+            }
+            try bodyScratch.spill()
+        }
     }
 
     public func complete(_ header: KeypointFile) throws {
@@ -54,12 +80,15 @@ public final class NpzKeypointWriter: KeypointOutput {
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(rest), as: UTF8.self)
         let F = counts.count, H = mostHands, J = Joint.count
-        let counts = self.counts
-        let recordBytes = Self.recordFloats * 4
 
-        /// A member built frame by frame from the scratch records: `perHand` values for each of H slots.
+        /// A member built frame by frame from the scratch records: `perHand` values for each of H slots
+        /// (`shape[1]`), from `source`'s records (`counts` of them a frame, `floats` each).
         func member<T>(_ name: String, _ dtype: Npy.DType, shape: [Int], fill: T,
+                       from source: (scratch: ScratchFile, counts: [UInt16], floats: Int)? = nil,
                        pick: @escaping (UnsafeBufferPointer<Float>) -> [T]) throws -> NpzArchive.StreamedMember {
+            let (scratch, counts, floats) = source ?? (self.scratch, self.counts, Self.recordFloats)
+            let recordBytes = floats * 4
+            let H = shape[1]
             let head = Npy.header(dtype, shape: shape)
             let perHand = shape.dropFirst(2).reduce(1, *)
             let reader = try scratch.reader()
@@ -103,7 +132,19 @@ public final class NpzKeypointWriter: KeypointOutput {
             whole("header", Npy.encode(json)),
         ] + (header.settings?.completion == nil ? [] : [
             try member("interpolated", .bool, shape: [F, H], fill: UInt8(0)) { [$0[2 * lm + 3] == 2 ? 1 : 0] },
-        ])
+        ]) + (try bodyScratch.map { bodies -> [NpzArchive.StreamedMember] in
+            let B = mostBodies, K = BodyJoint.count, source = (bodies, bodyCounts, Self.bodyRecordFloats)
+            return [
+                try member("person", .int32, shape: [F, H], fill: Int32(-1)) { [Int32($0[2 * lm + 4])] },
+                try member("body_landmarks", .float32, shape: [F, B, K, 3], fill: Float(0), from: source) { Array($0[0..<3 * K]) },
+                try member("body_world", .float32, shape: [F, B, K, 3], fill: Float(0), from: source) { Array($0[3 * K..<6 * K]) },
+                try member("body_visibility", .float32, shape: [F, B, K], fill: Float(0), from: source) { Array($0[6 * K..<7 * K]) },
+                try member("body_presence", .float32, shape: [F, B, K], fill: Float(0), from: source) { Array($0[7 * K..<8 * K]) },
+                try member("body_score", .float32, shape: [F, B], fill: Float(0), from: source) { [$0[8 * K]] },
+                try member("body_track", .int32, shape: [F, B], fill: Int32(-1), from: source) { [Int32($0[8 * K + 1])] },
+                try member("body_mask", .bool, shape: [F, B], fill: UInt8(0), from: source) { _ in [UInt8(1)] },
+            ]
+        } ?? [])
         do {
             try? FileManager.default.removeItem(at: file.temporary)
             try NpzArchive.write(members, to: file.temporary)

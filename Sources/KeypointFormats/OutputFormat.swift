@@ -3,7 +3,7 @@ import Keypoints
 
 /// The files `extract` writes for each input, beside one another as `OUT/<relative path><suffix>`.
 public enum OutputFormat: String, CaseIterable, Codable, Sendable {
-    /// The keypoint file (`handpose/keypoints@1`): always written, since it alone carries the settings
+    /// The keypoint file (`handpose/keypoints@1`, `@2` with bodies): always written, since it alone carries the settings
     /// and models that made the keypoints, and `export`, `status`, `compare`, `render` and resuming read it.
     case json
     /// pose-format's `.pose` (`PoseFileWriter`).
@@ -57,7 +57,9 @@ public final class KeypointOutputs {
     }
 
     /// `completed`: the hands come from `extract --complete` (the CSV gains its `origin` column).
-    public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false) throws {
+    /// `bodies`: the most bodies a frame holds (`extract --body`'s `--max-bodies`), which every format
+    /// gains; 0 without bodies.
+    public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false, bodies: Int = 0) throws {
         stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []
         do {
@@ -65,9 +67,9 @@ public final class KeypointOutputs {
                 let url = f.url(for: relative, in: root)
                 switch f {
                 case .json: made.append(try KeypointFileWriter(url: url))
-                case .pose: made.append(try PoseFileWriter(url: url))
-                case .csv: made.append(try HandCSVWriter(url: url, origins: completed))
-                case .npz: made.append(try NpzKeypointWriter(url: url))
+                case .pose: made.append(try PoseFileWriter(url: url, bodies: bodies))
+                case .csv: made.append(try HandCSVWriter(url: url, origins: completed, bodies: bodies > 0))
+                case .npz: made.append(try NpzKeypointWriter(url: url, bodies: bodies > 0))
                 }
             }
         } catch {

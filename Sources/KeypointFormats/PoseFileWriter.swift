@@ -16,6 +16,15 @@ import Keypoints
 /// A hand `extract --complete` interpolated keeps its points with confidence 0, so pose-format's masked
 /// arrays treat it as not observed (as its own `interpolate()` would fill it) while `data.data` holds it.
 ///
+/// With bodies (`extract --body`) the file is laid out as Holistic's: `POSE_LANDMARKS` (33 points,
+/// MediaPipe's `PoseLandmark` names, x and y in pixels, z as stored, confidence the landmark's
+/// visibility) before the two hands, and a person for each of `--max-bodies`: person k holds the frame's
+/// k-th body and the hands tied to it (`BodyAssociation`), each in the component of the arm it is on
+/// (the person's own left or right, as Holistic assigns hands), not of the hand model's chirality. A
+/// hand tied to no body is left out of the `.pose` file in a frame with bodies (it is another person's,
+/// or misplaced); in a frame without any body the hands go to person 0 by chirality, as without `--body`.
+/// pose-format's `normalize()`, `pose_normalization_info()` and `estimate_active_hand()` then work.
+///
 /// Written by hand: pose-format is a Python library; the layout is its `pose_header.py` and
 /// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
 public final class PoseFileWriter: KeypointOutput {
@@ -46,9 +55,18 @@ public final class PoseFileWriter: KeypointOutput {
         return [(128, 128, 128)] + (0..<20).map { fingers[$0 / 4] }
     }()
     public static let components = ["LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS"]
+    /// Holistic's body component and its point names (MediaPipe's `PoseLandmark`, upper case).
+    public static let bodyComponent = "POSE_LANDMARKS"
+    public static let bodyPointNames = BodyJoint.names.map { $0.uppercased() }
+    /// People per frame: 1, or `--max-bodies` with bodies.
+    let people: Int
+    let bodies: Bool
 
-    public init(url: URL) throws {
+    /// `bodies`: the most bodies a frame holds (`extract --body`'s `--max-bodies`); 0 without bodies.
+    public init(url: URL, bodies: Int = 0) throws {
         self.url = url
+        self.bodies = bodies > 0
+        people = max(1, bodies)
         file = try StagedFile(url: url)
         coordinates = try ScratchFile(beside: url)
         confidences = try ScratchFile(beside: url)
@@ -62,8 +80,47 @@ public final class PoseFileWriter: KeypointOutput {
 
     /// The frame size is known only at the end: points are kept normalised until then.
     public func append(_ frame: KeypointFile.Frame) throws {
+        let found = frame.bodies ?? []
+        for person in 0..<people {
+            if bodies {
+                if person < found.count {
+                    coordinates.append(found[person].landmarks.flatMap { $0 })
+                    confidences.append(found[person].visibility)
+                } else {
+                    coordinates.append([Float](repeating: 0, count: BodyJoint.count * 3))
+                    confidences.append([Float](repeating: 0, count: BodyJoint.count))
+                }
+            }
+            let hands: [Chirality: KeypointFile.Hand]
+            if found.isEmpty {
+                hands = person == 0 ? Self.byChirality(frame.hands) : [:]
+            } else {
+                var tied: [Chirality: KeypointFile.Hand] = [:]
+                for hand in frame.hands where hand.person == person {
+                    if let side = hand.arm.flatMap(Chirality.init(rawValue:)) { tied[side] = hand }
+                }
+                hands = tied
+            }
+            for side in [Chirality.left, .right] {
+                if let hand = hands[side] {
+                    coordinates.append(hand.landmarks.flatMap { $0 })
+                    confidences.append([Float](repeating: hand.isInterpolated ? 0 : hand.presence ?? 1, count: Joint.count))
+                } else {
+                    coordinates.append([Float](repeating: 0, count: Joint.count * 3))
+                    confidences.append([Float](repeating: 0, count: Joint.count))
+                }
+            }
+        }
+        frames += 1
+        try coordinates.spill()
+        try confidences.spill()
+    }
+
+    /// The hand of each side by its chirality (without bodies): of two hands of one side, the one found
+    /// as MediaPipe finds it, then the one whose chirality is surer.
+    static func byChirality(_ all: [KeypointFile.Hand]) -> [Chirality: KeypointFile.Hand] {
         var chosen: [Chirality: KeypointFile.Hand] = [:]
-        for hand in frame.hands {
+        for hand in all {
             if let other = chosen[hand.chirality] {
                 let (rank, otherRank) = (Self.rank(hand), Self.rank(other))
                 if rank != otherRank { if rank < otherRank { continue } }
@@ -71,18 +128,7 @@ public final class PoseFileWriter: KeypointOutput {
             }
             chosen[hand.chirality] = hand
         }
-        for side in [Chirality.left, .right] {
-            if let hand = chosen[side] {
-                coordinates.append(hand.landmarks.flatMap { $0 })
-                confidences.append([Float](repeating: hand.isInterpolated ? 0 : hand.presence ?? 1, count: Joint.count))
-            } else {
-                coordinates.append([Float](repeating: 0, count: Joint.count * 3))
-                confidences.append([Float](repeating: 0, count: Joint.count))
-            }
-        }
-        frames += 1
-        try coordinates.spill()
-        try confidences.spill()
+        return chosen
     }
 
     public func complete(_ header: KeypointFile) throws {
@@ -97,18 +143,24 @@ public final class PoseFileWriter: KeypointOutput {
         func str(_ s: String) { u16(UInt16(s.utf8.count)); out.append(contentsOf: Array(s.utf8)) }
         f32(0.2)
         u16(UInt16(width)); u16(UInt16(height)); u16(0)
-        u16(UInt16(Self.components.count))
-        for name in Self.components {
+        func component(_ name: String, points: [String], limbs: [(UInt16, UInt16)], colors: [(UInt16, UInt16, UInt16)]) {
             str(name)
             str("XYZC")
-            u16(UInt16(Self.pointNames.count)); u16(UInt16(Self.limbs.count)); u16(UInt16(Self.colors.count))
-            for p in Self.pointNames { str(p) }
-            for (a, b) in Self.limbs { u16(a); u16(b) }
-            for (r, g, b) in Self.colors { u16(r); u16(g); u16(b) }
+            u16(UInt16(points.count)); u16(UInt16(limbs.count)); u16(UInt16(colors.count))
+            for p in points { str(p) }
+            for (a, b) in limbs { u16(a); u16(b) }
+            for (r, g, b) in colors { u16(r); u16(g); u16(b) }
         }
+        u16(UInt16(Self.components.count + (bodies ? 1 : 0)))
+        if bodies {
+            // The body grey-blue, its left side (the person's) lighter.
+            let colors = BodyJoint.names.map { $0.hasPrefix("left") ? (120, 170, 230) : $0.hasPrefix("right") ? (60, 90, 160) : (150, 150, 150) as (UInt16, UInt16, UInt16) }
+            component(Self.bodyComponent, points: Self.bodyPointNames, limbs: BodyJoint.bones.map { (UInt16($0.0), UInt16($0.1)) }, colors: colors)
+        }
+        for name in Self.components { component(name, points: Self.pointNames, limbs: Self.limbs, colors: Self.colors) }
         f32(Float(header.video.fps ?? 1))
         withUnsafeBytes(of: UInt32(frames).littleEndian) { out.append(contentsOf: $0) }
-        u16(1)   // people
+        u16(UInt16(people))
         do {
             try file.write(out)
             // Coordinates: normalised x, y become pixels as they are copied.

@@ -1,14 +1,19 @@
 import FileSystem
 import Foundation
 
-/// A keypoint file (`handpose/keypoints@1`): every decoded frame of one clip or image and the hands
-/// found in it. Every field is an explicit type of this module, documented in
+/// A keypoint file (`handpose/keypoints@1`, or `@2` when it holds bodies): every decoded frame of one
+/// clip or image and the hands (and, with `extract --body`, the bodies) found in it. Every field is an explicit type of this module, documented in
 /// `Keypoints/keypoints.schema.json` and `Keypoints/README.md`; no internal type of the engine is
 /// stored, so a new tracker option changes no existing field. Readers ignore fields they do not know
 /// and accept the optional ones missing (MediaPipe reference files have no presence, region, tool,
 /// settings or models). The version is bumped only when a field changes meaning.
 public struct KeypointFile: Codable, Sendable {
     public static let schemaName = "handpose/keypoints@1"
+    /// Version 2 adds bodies (`Frame.bodies`) and hands tied to them (`Hand.person`). Files without
+    /// bodies are still written as version 1, byte for byte as before; readers take both.
+    public static let bodySchemaName = "handpose/keypoints@2"
+    /// The versions this reader takes.
+    public static let schemaNames: Set<String> = [schemaName, bodySchemaName]
 
     public struct Source: Codable, Sendable { public var path: String }
     public struct Video: Codable, Sendable {
@@ -49,6 +54,14 @@ public struct KeypointFile: Codable, Sendable {
         /// value they do not know as not estimated by the model in this frame.
         public var origin: String?
 
+        /// With `extract --body`: the position in the frame's `bodies` of the person this hand belongs to
+        /// (`BodyAssociation`); absent when it is near no body's hand, and then `unattached` is true.
+        public var person: Int?
+        /// Which of that person's arms it is on: `left` or `right` (the person's own side).
+        public var arm: String?
+        /// With `extract --body`: true when the hand is near no body's hand (kept, not tied).
+        public var unattached: Bool?
+
         /// `origin`'s values.
         public static let backward = "backward", interpolated = "interpolated"
 
@@ -62,12 +75,37 @@ public struct KeypointFile: Codable, Sendable {
             self.origin = origin
         }
     }
+    /// One person's body in a frame (`extract --body`): MediaPipe's 33 pose landmarks (`BodyJoint`).
+    public struct Body: Codable, Sendable {
+        /// 33 rows of x, y (normalised to the frame) and z (MediaPipe's depth, the scale of x).
+        public var landmarks: [[Float]]
+        /// Per landmark, the probability that it is visible, and that it lies in the frame.
+        public var visibility: [Float]
+        public var presence: [Float]
+        /// 33 rows of x, y, z in metres, origin at the hips' midpoint.
+        public var world: [[Float]]?
+        /// The landmark model's pose presence score.
+        public var score: Float?
+        public var region: Region?
+        /// The person's identity across frames: kept while tracking carries them, new when detection
+        /// finds a person again.
+        public var track: Int?
+
+        public init(landmarks: [[Float]], visibility: [Float], presence: [Float], world: [[Float]]?, score: Float?,
+                    region: Region?, track: Int?) {
+            self.landmarks = landmarks; self.visibility = visibility; self.presence = presence; self.world = world
+            self.score = score; self.region = region; self.track = track
+        }
+    }
+
     public struct Frame: Codable, Sendable {
         public var i: Int
         public var t: Double
         public var hands: [Hand]
+        /// The bodies found (`extract --body`; empty when none was); absent when bodies were not looked for.
+        public var bodies: [Body]?
 
-        public init(i: Int, t: Double, hands: [Hand]) { self.i = i; self.t = t; self.hands = hands }
+        public init(i: Int, t: Double, hands: [Hand], bodies: [Body]? = nil) { self.i = i; self.t = t; self.hands = hands; self.bodies = bodies }
     }
 
     public var schema: String = schemaName
@@ -115,8 +153,8 @@ public struct KeypointFile: Codable, Sendable {
         let url = URL(fileURLWithPath: path)
         do {
             let file = try JSONDecoder().decode(KeypointFile.self, from: data)
-            guard file.schema == schemaName else {
-                throw KeypointError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName)")
+            guard schemaNames.contains(file.schema) else {
+                throw KeypointError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName) or \(bodySchemaName)")
             }
             try file.check(path: url.path)
             return file
@@ -170,6 +208,23 @@ public struct KeypointFile: Codable, Sendable {
                 }
                 guard (0...1).contains(hand.handedness) else { throw fail("handedness \(hand.handedness) is outside 0...1") }
                 if let p = hand.presence, !(0...1).contains(p) { throw fail("presence \(p) is outside 0...1") }
+                if let person = hand.person, !(0..<(frame.bodies?.count ?? 0)).contains(person) {
+                    throw fail("person \(person) is not one of the frame's \(frame.bodies?.count ?? 0) bodies")
+                }
+            }
+            for (b, body) in (frame.bodies ?? []).enumerated() {
+                func fail(_ reason: String) -> KeypointError { .invalidFrame(path: path, frame: position, reason: "body \(b): \(reason)") }
+                guard body.landmarks.count == BodyJoint.count else { throw fail("\(body.landmarks.count) landmarks, expected \(BodyJoint.count)") }
+                if let bad = body.landmarks.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
+                    throw fail("landmark \(bad) is \(body.landmarks[bad].prefix(4)), expected 3 finite numbers")
+                }
+                if let world = body.world, world.count != BodyJoint.count || world.contains(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
+                    throw fail("world landmarks are not \(BodyJoint.count) rows of 3 finite numbers")
+                }
+                guard body.visibility.count == BodyJoint.count, body.presence.count == BodyJoint.count,
+                      (body.visibility + body.presence).allSatisfy({ (0...1).contains($0) }) else {
+                    throw fail("visibility and presence must be \(BodyJoint.count) values in 0...1 each")
+                }
             }
         }
     }

@@ -35,18 +35,26 @@ extension KeypointFile {
         /// `backward-1s+join-0.5s+fill-0.3s+vote`; absent when none did (MediaPipe's frame-by-frame output).
         public var completion: String?
 
+        /// `extract --body`: which body pipeline ran beside the hands (`pose-full`: MediaPipe's pose
+        /// landmarker, full model); absent when none did.
+        public var body: String?
+        /// With `body`: the most people reported per frame.
+        public var maxBodies: Int?
+
         /// The pipeline revision this build writes.
         public static let currentPipeline = 2
 
         public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
                     minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
-                    smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil, completion: String? = nil) {
+                    smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil, completion: String? = nil,
+                    body: String? = nil, maxBodies: Int? = nil) {
             self.model = model; self.maxHands = maxHands
             self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
             self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.smoother = smoother
             self.rules = rules
             self.pipeline = pipeline
             self.completion = completion
+            self.body = body; self.maxBodies = maxBodies
         }
 
         /// The fields in which these settings differ from `asked`, as "field: this (asked that)".
@@ -68,6 +76,8 @@ extension KeypointFile {
             check("rules", rules, asked.rules)
             check("pipeline", pipeline, asked.pipeline)
             check("completion", completion, asked.completion, absent: "none")
+            check("body", body, asked.body, absent: "none")
+            check("maxBodies", maxBodies, asked.maxBodies, absent: "none")
             return out
         }
     }

@@ -236,6 +236,9 @@ struct BenchExtract: ParsableCommand {
     @Flag(help: "Also split handpose's time per frame into decode, colour conversion, letterbox, palm model, palm decoding, crops, landmark model, landmark decoding, tracking and writing.")
     var profile = false
 
+    @Flag(help: "Also find bodies: handpose extract --body against MediaPipe's HandLandmarker and PoseLandmarker both run on every frame (the two Tasks a user runs for hands and body).")
+    var body = false
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -276,7 +279,7 @@ struct BenchExtract: ParsableCommand {
         struct Side { var name: String; var executable: String; var arguments: [String]; var ours: Bool }
         func handpose(_ name: String, jobs: Int) -> Side {
             Side(name: name, executable: me, arguments: ["extract"] + clips + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
-                                                        "--models", folder.path], ours: true)
+                                                        "--models", folder.path] + (body ? ["--body"] : []), ours: true)
         }
         // Found before any run, so a missing script is said at once, with every place looked.
         let script: URL?
@@ -285,18 +288,19 @@ struct BenchExtract: ParsableCommand {
         let release = try reference.map { try Self.mediapipeVersion($0) } ?? ""
         func mediapipe(_ name: String, workers: Int) -> Side? {
             guard let reference, let script else { return nil }
-            return Side(name: name, executable: reference, arguments: [script.path, "tasks", "--models", folder.path,
+            return Side(name: name, executable: reference, arguments: [script.path, body ? "body" : "tasks", "--models", folder.path,
                                                                        "--workers", "\(workers)"] + clips, ours: false)
         }
         // Row names say how each side uses the cores: with one job handpose's engine runs on every core,
         // while MediaPipe's XNNPACK keeps its default of one thread on Linux.
         var sides: [Side] = []
+        let what = body ? " (hands + body)" : ""
         if jobs > 1 {
-            sides.append(handpose("handpose, \(jobs) jobs", jobs: jobs))
-            if let m = mediapipe("MediaPipe \(release), \(jobs) processes", workers: jobs) { sides.append(m) }
+            sides.append(handpose("handpose, \(jobs) jobs\(what)", jobs: jobs))
+            if let m = mediapipe("MediaPipe \(release), \(jobs) processes\(what)", workers: jobs) { sides.append(m) }
         }
-        sides.append(handpose("handpose, 1 job (\(cores) engine threads)", jobs: 1))
-        if let m = mediapipe("MediaPipe \(release), 1 process", workers: 1) { sides.append(m) }
+        sides.append(handpose("handpose, 1 job (\(cores) engine threads)\(what)", jobs: 1))
+        if let m = mediapipe("MediaPipe \(release), 1 process\(what)", workers: 1) { sides.append(m) }
 
         var best: [String: MeasuredRun] = [:]
         var frames = 0, hands = 0

@@ -100,6 +100,7 @@ extension Origin: ExpressibleByArgument {}
 extension Normalization: ExpressibleByArgument {}
 extension Layout: ExpressibleByArgument {}
 extension TrainingSet.Format: ExpressibleByArgument {}
+extension BodyJoints: ExpressibleByArgument {}
 
 /// `--short`: what becomes of a segment shorter than a window.
 enum ShortSegments: String, CaseIterable, ExpressibleByArgument { case pad, drop }
@@ -247,10 +248,17 @@ struct ExportActions: ParsableCommand {
     @Option(help: "A last partial window: drop or pad.")
     var tail: PartialWindow = .drop
 
+    @Option(help: ArgumentHelp("Also write the body the hands belong to: upper (MediaPipe's landmarks 0-24: face, arms, hips) as B (N, T, C, 25; ntjc: N, T, 25, C) with the same features (confidence: each joint's visibility) and body_mask (N, T).",
+                               discussion: "Needs keypoints made with --body (pass it: clips without keypoints are then extracted with bodies). A window follows the person its hand is tied to (each keypoint frame's `person`), else the frame's first body. Augmentations move the body with the hands (a mirrored copy trades the person's left and right joints); --normalize other than none centres the body on the shoulders' midpoint in units of the shoulders' distance."))
+    var bodyJoints: BodyJoints?
+
     @OptionGroup var common: ExportOptions
 
     func validate() throws {
         guard fps > 0, window > 0, (stride ?? 1) > 0 else { throw ValidationError("--fps, --window and --stride must be positive") }
+        if bodyJoints != nil && !common.extraction.body {
+            throw ValidationError("--body-joints needs keypoints with bodies: add --body (keypoints made without it are refused, clips without keypoints are extracted with it)")
+        }
         guard common.format != .keypointCSV else { throw ValidationError("--format keypoint-csv is for export poses (one hand per still); actions take npy, npz or csv") }
     }
 
@@ -258,6 +266,7 @@ struct ExportActions: ParsableCommand {
         var settings = try common.settings()
         settings.fps = fps; settings.window = window; settings.stride = stride
         settings.dropShort = short == .drop; settings.padTail = tail == .pad
+        settings.body = bodyJoints
         guard var set = AnnotationSource.load(fileOrFolder: URL(fileURLWithPath: annotations), root: root.map { URL(fileURLWithPath: $0) },
                                               options: formatFlags.options) else { throw RuntimeFailure("\(annotations): no such file or folder") }
         Validator().check(&set)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BodyLandmarks
 import Extraction
 import Foundation
 import HandLandmarks
@@ -36,6 +37,13 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
     var legacy = false
 
+    @Flag(help: ArgumentHelp("Also find each person's body: MediaPipe's pose landmarker (33 landmarks with visibility and presence, and world landmarks), run by handpose's engine beside the hands, tracked and smoothed as MediaPipe Tasks does in video mode; each hand is tied to the person at whose wrist it is.",
+                             discussion: "Keypoint files gain `bodies` per frame and `person` per hand (format version 2); .pose files gain POSE_LANDMARKS, so pose-format's normalize() and estimate_active_hand() work; npz and CSV gain the body. Needs pose_detection.tflite and pose_landmark_full.tflite beside the hand models (make setup places them)."))
+    var body = false
+
+    @Option(help: "With --body: most people per frame.")
+    var maxBodies = 1
+
     @Option(help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
                                discussion: "The workers (and those of your other extract and export runs on the machine) share one copy of the packed weights, a file under $HANDPOSE_CACHE/weights (default $XDG_CACHE_HOME/handpose/weights, i.e. ~/.cache/handpose/weights, or /tmp/handpose-<uid>/weights when that is on a network file system), checked byte for byte before use; HANDPOSE_CACHE= (empty) gives each worker its own copy. The folder can be deleted while no handpose runs."))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -47,6 +55,7 @@ struct ExtractionFlags: ParsableArguments {
     func validate() throws {
         guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard maxBodies >= 1 else { throw ValidationError("--max-bodies must be at least 1") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
         guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
             throw ValidationError("confidence thresholds lie between 0 and 1")
@@ -65,6 +74,8 @@ struct ExtractionFlags: ParsableArguments {
         o.smoothing = smooth
         o.completion = complete
         o.rules = legacy ? .legacy : .tasks
+        o.body = body
+        o.maxBodies = maxBodies
         return o
     }
 
@@ -84,7 +95,10 @@ struct ExtractionFlags: ParsableArguments {
 
     /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them.
     func modelIdentity() throws -> [String: String] {
-        try HandModels.identity(directory: ModelLocator(explicit: models).folder(for: model), complexity: model)
+        let folder = try ModelLocator(explicit: models).folder(for: model)
+        var identity = try HandModels.identity(directory: folder, complexity: model)
+        if body { identity.merge(try HandModels.identity(directory: folder, names: BodyModels.fileNames)) { a, _ in a } }
+        return identity
     }
 }
 

@@ -1,3 +1,4 @@
+import BodyLandmarks
 import Extraction
 import Foundation
 import HandLandmarks
@@ -33,6 +34,23 @@ final class KeypointSchemaTests: XCTestCase {
             let out = dir.appendingPathComponent((relative as NSString).lastPathComponent + ".hands.json")
             _ = try KeypointExtraction.extract(Self.root.appendingPathComponent("Samples/\(relative)"), sourcePath: relative,
                                                tracker: tracker, tool: .handpose, to: out)
+            files.append(out)
+        }
+        // Files of extract --body (format version 2): a clip of rendered hands (every frame's bodies
+        // empty), and a photo of a person from the shared corpus where it is present.
+        let bodyModels = try BodyModels(directory: models)
+        let body = try BodyTracker(models: bodyModels, options: BodyTrackerOptions())
+        var bodyInputs = [(Self.root.appendingPathComponent("Samples/actions/wave_0.mp4"), "wave_0.mp4", HandTrackerOptions.Mode.video)]
+        let person = Self.root.appendingPathComponent("../shared/corpus/images/mp_gesture_call_1.jpg").standardizedFileURL
+        if FileManager.default.fileExists(atPath: person.path) { bodyInputs.append((person, "mp_gesture_call_1.jpg", .image)) }
+        for (url, relative, mode) in bodyInputs {
+            var options = HandTrackerOptions()
+            options.mode = mode
+            options.body = true
+            let tracker = try HandTracker(models: handModels, options: options)
+            let out = dir.appendingPathComponent("body-" + relative + ".hands.json")
+            _ = try KeypointExtraction.extract(url, sourcePath: relative, tracker: tracker, body: body, tool: .handpose, to: out)
+            XCTAssertEqual(try KeypointFile.load(out).schema, KeypointFile.bodySchemaName)
             files.append(out)
         }
         // A copy with a hand of 20 landmarks must fail.

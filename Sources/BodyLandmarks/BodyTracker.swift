@@ -1,0 +1,137 @@
+import Foundation
+import HandLandmarks
+import Inference
+import Keypoints
+import VideoIO
+
+/// Settings of the body pipeline (MediaPipe Tasks' PoseLandmarker options, its defaults).
+public struct BodyTrackerOptions: Hashable, Sendable, Codable {
+    /// num_poses: the most people reported per frame.
+    public var maxBodies = 1
+    /// min_pose_detection_confidence.
+    public var minDetectionConfidence: Float = 0.5
+    /// min_pose_presence_confidence: a region whose pose presence score is not above it holds no body.
+    public var minPresenceConfidence: Float = 0.5
+    /// `video`: people tracked from frame to frame and smoothed as Tasks' VIDEO mode smooths them;
+    /// `image`: every frame detected afresh, unsmoothed (Tasks' IMAGE mode).
+    public var mode: HandTrackerOptions.Mode = .video
+
+    public init() {}
+}
+
+/// MediaPipe Tasks' PoseLandmarker, frame by frame. In video mode the next frame's region comes from
+/// this frame's auxiliary landmarks and detection runs only while fewer than `maxBodies` people are
+/// tracked; with one person at most, landmarks, world landmarks and visibility are smoothed with Tasks'
+/// filters. In image mode every frame is detected afresh and nothing is smoothed.
+public final class BodyTracker {
+    /// What keypoint files record as `settings.body`.
+    public static let name = "pose-full"
+    public var options: BodyTrackerOptions {
+        didSet { detector.minScore = options.minDetectionConfidence; reset() }
+    }
+    public let models: BodyModels
+    let detector: BodyDetector
+    let landmarker: BodyLandmarker
+    private var tracked: [(region: RegionOfInterest, track: Int)] = []
+    private var nextTrack = 0
+
+    /// Where `process` spent its time since the last `reset`.
+    public struct Timings: Sendable {
+        public var detectorInput: Duration = .zero, detectorModel: Duration = .zero
+        public var landmarkInput: Duration = .zero, landmarkModel: Duration = .zero
+        public var detectorRuns = 0, landmarkRuns = 0
+        public init() {}
+    }
+
+    public var timings: Timings {
+        var t = Timings()
+        (t.detectorInput, t.detectorModel, t.detectorRuns) = (detector.timings.detectorInput, detector.timings.detectorModel, detector.timings.detectorRuns)
+        (t.landmarkInput, t.landmarkModel, t.landmarkRuns) = (landmarker.timings.landmarkInput, landmarker.timings.landmarkModel, landmarker.timings.landmarkRuns)
+        return t
+    }
+
+    public init(models: BodyModels, options: BodyTrackerOptions, threads: Int = 1) throws {
+        self.models = models
+        self.options = options
+        detector = try BodyDetector(model: models.detector, threads: threads, minScore: options.minDetectionConfidence, sharing: models.sharing)
+        landmarker = try BodyLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
+    }
+
+    /// Forgets tracked people, their filters and times (call between clips).
+    public func reset() {
+        tracked = []
+        smoothing = Filters()
+        nextTrack = 0
+        detector.timings = Timings()
+        landmarker.timings = Timings()
+    }
+
+    /// Tasks' smoothing (pose_landmarker_graph.cc, VIDEO mode with num_poses 1 only;
+    /// mediapipe/framework/api2/stream/smoothing.cc): visibility low-passed with alpha 0.1, then One-Euro
+    /// filters on the landmarks (min_cutoff 0.05, beta 80, derivate_cutoff 1, the object's scale from the
+    /// next frame's region) and the world landmarks (0.1, 40, 1, no value scaling). A frame without a
+    /// person resets the landmark filter only: the visibility and world filters are not invoked on such
+    /// frames in Tasks' graph, so they keep their state.
+    struct Filters {
+        var landmarks = LandmarkSmoother(minCutoff: 0.05, beta: 80)
+        var world = LandmarkSmoother(minCutoff: 0.1, beta: 40, scaled: false)
+        var visibility = VisibilitySmoother()
+    }
+    private var smoothing = Filters()
+
+    /// Whether Tasks smooths: VIDEO mode with one person at most.
+    var smooths: Bool { options.mode == .video && options.maxBodies == 1 }
+
+    /// People in `frame`.
+    public func process(_ frame: VideoFrame) throws -> [BodyObservation] {
+        let W = frame.width, H = frame.height
+        let video = options.mode == .video
+        // Tasks (pose_landmarker_graph.cc): the detector runs when the previous frame left fewer than
+        // num_poses regions. AssociationNormRectCalculator (min_similarity_threshold = min_tracking_confidence,
+        // 0.5) then takes the tracked regions, then each detection's region, every region removing the
+        // earlier ones its axis-aligned IoU with exceeds 0.5 (a detection replaces the tracked region it
+        // overlaps; that person keeps their track); the first num_poses regions go on.
+        var candidates: [(region: RegionOfInterest, track: Int?)] = video ? tracked.map { ($0.region, $0.track) } : []
+        if candidates.count < options.maxBodies {
+            for d in try detector.detect(frame) {
+                let r = BodyRegion.fromDetection(d, width: W, height: H)
+                var track: Int?
+                candidates.removeAll { c in
+                    guard c.region.bounds.iou(r.bounds) > 0.5 else { return false }
+                    track = track ?? c.track
+                    return true
+                }
+                candidates.append((r, track))
+            }
+            candidates = Array(candidates.prefix(options.maxBodies))
+        }
+        // Nanoseconds, as MediaPipe's timestamps reach its filters.
+        let time = Int64((frame.time * 1e9).rounded())
+        var bodies: [BodyObservation] = []
+        var next: [(region: RegionOfInterest, track: Int)] = []
+        for (region, track) in candidates {
+            let e = try landmarker.estimate(frame, region: region)
+            // ThresholdingCalculator: a score strictly above the threshold holds a person.
+            guard e.score > options.minPresenceConfidence else { continue }
+            let id = track ?? { defer { nextTrack += 1 }; return nextTrack }()
+            var body = BodyObservation(landmarks: e.landmarks, visibility: e.visibility, presence: e.presence, world: e.world,
+                                       score: e.score, region: region)
+            body.track = id
+            // The next region: from the auxiliary landmarks as estimated (Tasks does not smooth them).
+            let nextRegion = BodyRegion.fromAuxiliary(e.auxiliary, width: W, height: H)
+            if smooths {
+                let size = SIMD3<Double>(Double(W), Double(H), Double(W))
+                let scale = (Double(nextRegion.width) * Double(W) + Double(nextRegion.height) * Double(H)) / 2
+                body.visibility = smoothing.visibility.apply(e.visibility)
+                body.landmarks = smoothing.landmarks.apply(e.landmarks.map { SIMD3<Double>($0) * size }, time: time, objectScale: scale)
+                    .map { Point3($0 / size) }
+                body.world = smoothing.world.apply(e.world.map { SIMD3<Double>($0) }, time: time).map { Point3($0) }
+            }
+            bodies.append(body)
+            next.append((nextRegion, id))
+        }
+        if smooths && bodies.isEmpty { smoothing.landmarks = LandmarkSmoother(minCutoff: 0.05, beta: 80) }
+        tracked = video ? next : []
+        return bodies
+    }
+}

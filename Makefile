@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv tasks-venv build test run bench bench-annotations bench-setup parity fuzz clean install image dist bench-complete
+.PHONY: setup packages models venv tasks-venv parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz clean install image dist bench-complete
 
 setup: packages models venv tasks-venv
 
@@ -55,6 +55,13 @@ bench: build bench-setup parity
 	  $(BIN) bench decode ../shared/corpus/clips/mps_typing_laptop.mp4 ../shared/corpus/clips/mps_thumbs_up.mp4; \
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
 	$(MAKE) bench-complete
+	$(MAKE) bench-body
+
+# extract --body against MediaPipe's HandLandmarker and PoseLandmarker, both run on every frame as a user of
+# Tasks runs them for hands and body (README, "Bodies"): frames/s, CPU per frame and peak memory.
+bench-body: build tasks-venv
+	@if [ -d ../shared/corpus/clips ]; then $(BIN) bench extract ../shared/corpus/clips --reference $(TASKS_PY) --rounds 3 --body; \
+	else echo "bench-body skipped: ../shared/corpus/clips is absent"; fi
 
 # extract --complete against plain extraction (README, "`--complete`"): on synthetic clips in which a
 # live tracker loses the hand (made once, the same bytes for the same seed), against their truth; then on
@@ -97,7 +104,29 @@ parity: build
 	floor $(TASKS_PY) tasks reference_tasks; floor $(PY) legacy reference; \
 	echo "columns: frames, count agreement, hands, chirality agreement, mean and p95 deviation (palm sizes), jitter, PCK@0.05/0.1/0.2, only A, only B, twice A, twice B"; \
 	echo "tasks, legacy: MediaPipe run here against its stored output (should be 100% and 0.0000: the same MediaPipe)"; \
-	echo "tasks+1%, legacy+1%: the same with 1 added to 1% of the pixels of each frame: the floor under any comparison with MediaPipe"
+	echo "tasks+1%, legacy+1%: the same with 1 added to 1% of the pixels of each frame: the floor under any comparison with MediaPipe"; \
+	$(MAKE) --no-print-directory parity-body
+
+# extract --body against MediaPipe's PoseLandmarker (the release in .venv-tasks, the same model files), run
+# here on the corpus, and MediaPipe against itself with 1 added to 1% of the pixels (its floor); over every
+# file, the clips in which MediaPipe keeps its person in every frame, and the stills (README, "Bodies").
+BODY_STEADY = dg_clicks.gif dg_drag_drop_1.gif dg_swipe_left_right.gif mps_thumbs_up.mp4 nvgesture_two_hands.avi slp_sign_short.mp4
+parity-body: build
+	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity-body skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
+	if ! $(TASKS_PY) -c 'import mediapipe' 2>/dev/null; then echo "parity-body skipped: $(TASKS_PY) has no MediaPipe (make setup installs it)"; exit 0; fi; \
+	$(BIN) extract $(CORPUS)/clips $(CORPUS)/images -o out/parity/body --body --overwrite --quiet; \
+	for noise in 0 0.01; do \
+	  $(TASKS_PY) scripts/mediapipe_keypoints.py pose --models Models --out out/parity/pose-$$noise --noise $$noise \
+	    $(CORPUS)/clips/* $(CORPUS)/images/* 2>out/parity/pose-$$noise.log || { cat out/parity/pose-$$noise.log; exit 1; }; \
+	done; \
+	steady=$$(for c in $(BODY_STEADY); do printf "%s.hands.json " $$c; done); \
+	stills=$$(cd out/parity/pose-0 && ls | grep -E '\.(jpg|jpeg|png)\.hands\.json$$' | tr '\n' ' '); \
+	row() { printf "%-30s " "$$1"; $(PY) scripts/pose_compare.py $$2 out/parity/pose-0 $$3 | grep '^overall' | sed 's/^overall *//'; }; \
+	row "body, every file" out/parity/body; row "floor, every file" out/parity/pose-0.01; \
+	row "body, steady clips" out/parity/body "--only $$steady"; row "floor, steady clips" out/parity/pose-0.01 "--only $$steady"; \
+	row "body, stills" out/parity/body "--only $$stills"; row "floor, stills" out/parity/pose-0.01 "--only $$stills"; \
+	echo "columns: frames, count agreement, bodies, mean and p95 deviation of the 33 landmarks (torso sizes), the same over the upper body (0-24)"; \
+	echo "body: handpose extract --body against MediaPipe's PoseLandmarker; floor: MediaPipe with 1 added to 1% of the pixels against itself"
 
 # MediaPipe 0.10.14 (the legacy solution) in .venv; the newest MediaPipe release (Tasks only; same model
 # files as 1.2.2, whose output the shared corpus stores) in .venv-tasks, as the two cannot share one

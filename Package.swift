@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
-        .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v5]

@@ -82,31 +82,37 @@ public final class BodyTracker {
     /// Whether Tasks smooths: VIDEO mode with one person at most.
     var smooths: Bool { options.mode == .video && options.maxBodies == 1 }
 
+    /// MediaPipe's AssociationNormRectCalculator (min_similarity_threshold = min_tracking_confidence, 0.5),
+    /// run on the tracked regions then the detections' (`association_calculator.h`): each region in turn
+    /// removes every region before it whose axis-aligned IoU with it exceeds 0.5, then joins. So two
+    /// tracked regions that drifted onto one person become one, and a detection replaces the tracked
+    /// region it overlaps. A region that removes others carries on the oldest track among them and its own.
+    static func associate(_ regions: [(region: RegionOfInterest, track: Int?)]) -> [(region: RegionOfInterest, track: Int?)] {
+        var kept: [(region: RegionOfInterest, track: Int?)] = []
+        for var r in regions {
+            kept.removeAll { k in
+                guard k.region.bounds.iou(r.region.bounds) > 0.5 else { return false }
+                if let t = k.track { r.track = min(r.track ?? t, t) }
+                return true
+            }
+            kept.append(r)
+        }
+        return kept
+    }
+
     /// People in `frame`.
     public func process(_ frame: VideoFrame) throws -> [BodyObservation] {
         let W = frame.width, H = frame.height
         let video = options.mode == .video
         // Tasks (pose_landmarker_graph.cc): the detector runs when the previous frame left fewer than
-        // num_poses regions. AssociationNormRectCalculator (min_similarity_threshold = min_tracking_confidence,
-        // 0.5) then takes the tracked regions, then each detection's region, every region removing the
-        // earlier ones its axis-aligned IoU with exceeds 0.5 (a detection replaces the tracked region it
-        // overlaps; that person keeps their track); the first num_poses regions go on.
-        var candidates: [(region: RegionOfInterest, track: Int?)] = video ? tracked.map { ($0.region, $0.track) } : []
-        if candidates.count < options.maxBodies {
-            for d in try detector.detect(frame) {
-                let r = BodyRegion.fromDetection(d, width: W, height: H)
-                var track: Int?
-                candidates.removeAll { c in
-                    guard c.region.bounds.iou(r.bounds) > 0.5 else { return false }
-                    track = track ?? c.track
-                    return true
-                }
-                candidates.append((r, track))
-            }
-            candidates = Array(candidates.prefix(options.maxBodies))
-        }
-        // Nanoseconds, as MediaPipe's timestamps reach its filters.
-        let time = Int64((frame.time * 1e9).rounded())
+        // num_poses regions; then, every frame, AssociationNormRectCalculator and the clip to num_poses.
+        let previous: [(region: RegionOfInterest, track: Int?)] = video ? tracked.map { ($0.region, $0.track) } : []
+        let found = previous.count < options.maxBodies
+            ? try detector.detect(frame).map { (region: BodyRegion.fromDetection($0, width: W, height: H), track: Int?.none) } : []
+        let candidates = Array(Self.associate(previous + found).prefix(options.maxBodies))
+        // The frame's time in whole milliseconds, as Tasks' detect_for_video takes it, in nanoseconds, as
+        // its filters read it.
+        let time = Int64((frame.time * 1000).rounded()) * 1_000_000
         var bodies: [BodyObservation] = []
         var next: [(region: RegionOfInterest, track: Int)] = []
         for (region, track) in candidates {

@@ -1,23 +1,28 @@
 import Foundation
 
 /// MediaPipe's One-Euro filter (mediapipe/util/filtering/one_euro_filter.cc, after Casiez et al. 2012),
-/// in its double precision and with its quirks: a timestamp not after the last one passes the value
-/// through unfiltered; the rate comes from the last two timestamps (`frequency` until there are two,
-/// and a first timestamp of 0 does not count as one); the derivative is scaled by `valueScale`.
+/// with its quirks: a timestamp not after the last one passes the value through unfiltered; the rate
+/// comes from the last two timestamps, but stays `frequency` while either is 0 (so after a first frame
+/// at time 0, the second frame is still filtered at 30 Hz); the derivative is scaled by `valueScale`.
+/// The first call starts the filter whatever its time: current MediaPipe (1.2.x) starts `last_time_` at
+/// the smallest Int64, where its 2024 sources started it at 0 and let a first frame at time 0 pass
+/// without starting the filter (measured against MediaPipe 1.2.3 on a clip whose first frames repeat).
 struct OneEuroFilter {
     var frequency: Double
     let minCutoff: Double, beta: Double, derivateCutoff: Double
     private var x = LowPass(), dx = LowPass()
-    /// Nanoseconds, 0 until a positive timestamp was seen (as MediaPipe's `last_time_`).
-    private var lastTime: Int64 = 0
+    /// Nanoseconds; nil before the first call (MediaPipe's smallest Int64).
+    private var lastTime: Int64?
 
     init(frequency: Double, minCutoff: Double, beta: Double, derivateCutoff: Double) {
         self.frequency = frequency; self.minCutoff = minCutoff; self.beta = beta; self.derivateCutoff = derivateCutoff
     }
 
     mutating func apply(time: Int64, valueScale: Double, _ value: Double) -> Double {
-        if lastTime >= time { return value }
-        if lastTime != 0 && time != 0 { frequency = 1 / (Double(time - lastTime) * 1e-9) }
+        if let last = lastTime, last >= time { return value }
+        // MediaPipe computes a rate on the first call too (from the smallest Int64, an overflow), but
+        // nothing uses it before the next call sets it again; Swift would trap, so it is skipped.
+        if let last = lastTime, last != 0 && time != 0 { frequency = 1 / (Double(time - last) * 1e-9) }
         lastTime = time
         let dvalue = x.last.map { (value - $0) * valueScale * frequency } ?? 0
         let edvalue = dx.apply(dvalue, alpha: alpha(derivateCutoff))

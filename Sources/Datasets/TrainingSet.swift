@@ -135,8 +135,9 @@ public enum TrainingSet {
     }
 
     /// Features of one body sample, joint-major: [joints][C], C as for hands with the joint's visibility as
-    /// its confidence. Normalised (any `--normalize` but none) as pose-format's `normalize()` does: about
-    /// the shoulders' midpoint, in units of the shoulders' distance.
+    /// its confidence. Normalised (any `--normalize` but none) frame by frame about the shoulders'
+    /// midpoint, in units of the shoulders' distance in normalised frame coordinates (pose-format's
+    /// `normalize()` uses the whole clip's mean, in pixels).
     static func bodyFeatures(_ b: BodySample?, settings: ExportSettings) -> [[Float]] {
         let n = settings.body?.joints.count ?? 0, c = settings.features.count
         guard let b else { return Array(repeating: Array(repeating: 0, count: c), count: n) }

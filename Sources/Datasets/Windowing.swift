@@ -43,14 +43,7 @@ public struct BodySample: Sendable, Equatable {
     /// as a mirrored picture shows them.
     func sidesSwapped(_ joints: BodyJoints) -> BodySample {
         let taken = joints.joints
-        let names = taken.map { BodyJoint.names[$0] }
-        func partner(_ k: Int) -> Int {
-            let name = names[k]
-            let other = name.hasPrefix("left") ? "right" + name.dropFirst(4) : name.hasPrefix("right") ? "left" + name.dropFirst(5)
-                : name.hasSuffix("_left") ? name.dropLast(4) + "right" : name.hasSuffix("_right") ? name.dropLast(5) + "left" : Substring(name)
-            return names.firstIndex(of: String(other)) ?? k
-        }
-        let order = taken.indices.map(partner)
+        let order = taken.map { j in taken.firstIndex(of: BodyJoint.mirrored[j]) ?? taken.firstIndex(of: j)! }
         return BodySample(joints: order.map { self.joints[$0] }, visibility: order.map { visibility[$0] })
     }
 }
@@ -105,12 +98,19 @@ public enum Windowing {
                    interpolated: h.isInterpolated)
     }
 
-    /// The body a frame's chosen hands belong to: the person of the first chosen hand tied to one
-    /// (`extract --body`'s `person`), else the frame's first body; nil when the frame has none.
-    static func body(_ frame: KeypointFile.Frame, following hands: [KeypointFile.Hand?]) -> KeypointFile.Body? {
-        guard let bodies = frame.bodies, !bodies.isEmpty else { return nil }
-        if let person = hands.lazy.compactMap({ $0?.person }).first, person < bodies.count { return bodies[person] }
-        return bodies[0]
+    /// The person a segment follows (a body `track`; -1 stands for bodies without one): the one its chosen
+    /// hands are tied to (`extract --body`'s `person`) in the most frames of `[start, end)`, else the one
+    /// seen in the most frames there; ties go to the earlier track. Nil when the segment has no body.
+    /// One person for the whole segment, so a window never mixes two people's bodies.
+    static func followedBody(_ frames: [KeypointFile.Frame], picked: [[KeypointFile.Hand?]], start: Double, end: Double) -> Int? {
+        var tied: [Int: Int] = [:], seen: [Int: Int] = [:]
+        for (k, f) in frames.enumerated() where f.t >= start - 1e-9 && f.t < end {
+            let bodies = f.bodies ?? []
+            for id in Set(bodies.map { $0.track ?? -1 }) { seen[id, default: 0] += 1 }
+            for p in Set(picked[k].compactMap { $0?.person }) where p < bodies.count { tied[bodies[p].track ?? -1, default: 0] += 1 }
+        }
+        let counts = tied.isEmpty ? seen : tied
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
     }
 
     static func sample(_ b: KeypointFile.Body, _ joints: BodyJoints) -> BodySample {
@@ -120,7 +120,8 @@ public enum Windowing {
 
     /// Resamples `file` to `fps` over `[start, end)` using the real timestamps: linear interpolation
     /// between the neighbouring frames where the slot's hand is present in both, otherwise the nearest frame.
-    /// With `body`, the body the hands belong to (`body(_:following:)`) is resampled the same way.
+    /// With `body`, the person the hands belong to (`followedBody`) is resampled the same way; frames
+    /// without that person have no body.
     public static func resample(_ file: KeypointFile, start: Double, end: Double, fps: Double, hand: HandChoice,
                                 body: BodyJoints? = nil) -> Track {
         let frames = file.frames.sorted { $0.t < $1.t }
@@ -131,7 +132,10 @@ public enum Windowing {
         if hand == .track, let followed = longestTrack(frames, start: start, end: end) {
             picked = frames.map { [$0.hands.first { $0.track == followed }] }
         }
-        let bodies = body.map { joints in frames.indices.map { Self.body(frames[$0], following: picked[$0]).map { sample($0, joints) } } }
+        let person = body == nil ? nil : followedBody(frames, picked: picked, start: start, end: end)
+        let bodies = body.map { joints in
+            frames.map { f in person.flatMap { id in f.bodies?.first { ($0.track ?? -1) == id } }.map { sample($0, joints) } }
+        }
         var j = 0
         for k in 0..<count {
             let t = start + Double(k) / fps

@@ -173,7 +173,7 @@ public enum KeypointExtraction {
             case .frame(let f):
                 do {
                     let frame = TrackSmoother.Frame(index: f.index, time: f.time, hands: try tracker.process(f),
-                                                    bodies: try body?.process(f).map(KeypointFile.Body.init))
+                                                    bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: tracker.options.mirrored) })
                     if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
                     last = f.index

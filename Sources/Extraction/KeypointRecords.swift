@@ -22,12 +22,16 @@ extension KeypointFile.Region {
 }
 
 extension KeypointFile.Body {
-    /// A body as stored: coordinates rounded to 1e-6, scores to 1e-5.
-    public init(_ b: BodyObservation) {
+    /// A body as stored: coordinates rounded to 1e-6, scores to 1e-5. `mirrored` (selfie footage, as
+    /// `--mirrored` says): the model saw the person mirrored, so its left landmarks are the person's
+    /// right ones; they are stored under their own side's names, as hands' chirality is flipped back.
+    public init(_ b: BodyObservation, mirrored: Bool = false) {
         func rounded(_ p: Point3) -> [Float] { [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } }
         func score(_ v: Float) -> Float { (v * 1e5).rounded() / 1e5 }
-        self.init(landmarks: b.landmarks.map(rounded), visibility: b.visibility.map(score), presence: b.presence.map(score),
-                  world: b.world.map(rounded), score: score(b.score), region: KeypointFile.Region(b.region), track: b.track)
+        let order = mirrored ? BodyJoint.mirrored : Array(0..<BodyJoint.count)
+        self.init(landmarks: order.map { rounded(b.landmarks[$0]) }, visibility: order.map { score(b.visibility[$0]) },
+                  presence: order.map { score(b.presence[$0]) }, world: order.map { rounded(b.world[$0]) }, score: score(b.score),
+                  region: KeypointFile.Region(b.region), track: b.track)
     }
 }
 

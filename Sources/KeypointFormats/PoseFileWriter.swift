@@ -18,12 +18,14 @@ import Keypoints
 ///
 /// With bodies (`extract --body`) the file is laid out as Holistic's: `POSE_LANDMARKS` (33 points,
 /// MediaPipe's `PoseLandmark` names, x and y in pixels, z as stored, confidence the landmark's
-/// visibility) before the two hands, and a person for each of `--max-bodies`: person k holds the frame's
-/// k-th body and the hands tied to it (`BodyAssociation`), each in the component of the arm it is on
-/// (the person's own left or right, as Holistic assigns hands), not of the hand model's chirality. A
-/// hand tied to no body is left out of the `.pose` file in a frame with bodies (it is another person's,
-/// or misplaced); in a frame without any body the hands go to person 0 by chirality, as without `--body`.
-/// pose-format's `normalize()`, `pose_normalization_info()` and `estimate_active_hand()` then work.
+/// visibility) before the two hands, and a person for each of `--max-bodies`. A person keeps their slot
+/// while their body's track goes on (a new track takes the first slot free in that frame), and holds the
+/// hands tied to that body (`BodyAssociation`), each in the component of the arm it is on (the person's
+/// own left or right, as Holistic assigns hands), not of the hand model's chirality. A hand tied to no
+/// body is left out of the `.pose` file (the keypoint file keeps it), so a component never switches
+/// rules along a clip; only a clip in which no body was found at all is written with its hands by
+/// chirality, as without `--body`. pose-format's `normalize()`, `pose_normalization_info()` and
+/// `estimate_active_hand()` then work.
 ///
 /// Written by hand: pose-format is a Python library; the layout is its `pose_header.py` and
 /// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
@@ -70,7 +72,20 @@ public final class PoseFileWriter: KeypointOutput {
         file = try StagedFile(url: url)
         coordinates = try ScratchFile(beside: url)
         confidences = try ScratchFile(beside: url)
+        slots = [Int?](repeating: nil, count: people)
+        if bodies > 0 {
+            byChirality = (try ScratchFile(beside: url), try ScratchFile(beside: url))
+        }
     }
+
+    /// With bodies: the same frames laid out as without them (hands to person 0 by chirality), kept in
+    /// case the clip holds no body at all; then `complete` writes these, so hands-only footage extracted
+    /// with `--body` still has its hands in the `.pose` file.
+    private var byChirality: (coordinates: ScratchFile, confidences: ScratchFile)?
+    /// Whether any frame held a body.
+    private var sawBody = false
+    /// The body track each person slot follows, so a person keeps their slot while tracked (nil: free).
+    private var slots: [Int?]
 
     /// Which of two hands of one side goes first: found as MediaPipe finds it (2), tracked backward by
     /// `--complete` (1), interpolated (0).
@@ -78,42 +93,67 @@ public final class PoseFileWriter: KeypointOutput {
         hand.origin == nil ? 2 : hand.isInterpolated ? 0 : 1
     }
 
+    /// Which of the frame's bodies each person slot shows: a track already in a slot keeps it, a new one
+    /// takes the first slot nothing is shown in this frame; a body past the last slot is left out.
+    func assignSlots(_ found: [KeypointFile.Body]) -> [Int?] {
+        var shown = [Int?](repeating: nil, count: people)
+        var placed = Set<Int>()
+        for (b, body) in found.enumerated() {
+            if let track = body.track, let s = slots.firstIndex(of: track) { shown[s] = b; placed.insert(b) }
+        }
+        for (b, body) in found.enumerated() where !placed.contains(b) {
+            guard let s = shown.indices.first(where: { shown[$0] == nil }) else { break }
+            shown[s] = b
+            slots[s] = body.track
+        }
+        for s in shown.indices where shown[s] == nil { slots[s] = nil }
+        return shown
+    }
+
     /// The frame size is known only at the end: points are kept normalised until then.
     public func append(_ frame: KeypointFile.Frame) throws {
         let found = frame.bodies ?? []
-        for person in 0..<people {
-            if bodies {
-                if person < found.count {
-                    coordinates.append(found[person].landmarks.flatMap { $0 })
-                    confidences.append(found[person].visibility)
-                } else {
-                    coordinates.append([Float](repeating: 0, count: BodyJoint.count * 3))
-                    confidences.append([Float](repeating: 0, count: BodyJoint.count))
-                }
-            }
-            let hands: [Chirality: KeypointFile.Hand]
-            if found.isEmpty {
-                hands = person == 0 ? Self.byChirality(frame.hands) : [:]
-            } else {
-                var tied: [Chirality: KeypointFile.Hand] = [:]
-                for hand in frame.hands where hand.person == person {
-                    if let side = hand.arm.flatMap(Chirality.init(rawValue:)) { tied[side] = hand }
-                }
-                hands = tied
-            }
+        sawBody = sawBody || !found.isEmpty
+        let shown = bodies ? assignSlots(found) : [nil]
+        func write(_ hands: [Chirality: KeypointFile.Hand], _ c: ScratchFile, _ k: ScratchFile) {
             for side in [Chirality.left, .right] {
                 if let hand = hands[side] {
-                    coordinates.append(hand.landmarks.flatMap { $0 })
-                    confidences.append([Float](repeating: hand.isInterpolated ? 0 : hand.presence ?? 1, count: Joint.count))
+                    c.append(hand.landmarks.flatMap { $0 })
+                    k.append([Float](repeating: hand.isInterpolated ? 0 : hand.presence ?? 1, count: Joint.count))
                 } else {
-                    coordinates.append([Float](repeating: 0, count: Joint.count * 3))
-                    confidences.append([Float](repeating: 0, count: Joint.count))
+                    c.append([Float](repeating: 0, count: Joint.count * 3))
+                    k.append([Float](repeating: 0, count: Joint.count))
                 }
+            }
+        }
+        for person in 0..<people {
+            if bodies {
+                for (c, k) in [(coordinates, confidences)] + (byChirality.map { [$0] } ?? []) {
+                    if let b = shown[person] {
+                        c.append(found[b].landmarks.flatMap { $0 })
+                        k.append(found[b].visibility)
+                    } else {
+                        c.append([Float](repeating: 0, count: BodyJoint.count * 3))
+                        k.append([Float](repeating: 0, count: BodyJoint.count))
+                    }
+                }
+                // A person's hands are those tied to their body, by arm.
+                var tied: [Chirality: KeypointFile.Hand] = [:]
+                if let b = shown[person] {
+                    for hand in frame.hands where hand.person == b {
+                        if let side = hand.arm.flatMap(Chirality.init(rawValue:)) { tied[side] = hand }
+                    }
+                }
+                write(tied, coordinates, confidences)
+                if let (c, k) = byChirality { write(person == 0 ? Self.byChirality(frame.hands) : [:], c, k) }
+            } else {
+                write(Self.byChirality(frame.hands), coordinates, confidences)
             }
         }
         frames += 1
         try coordinates.spill()
         try confidences.spill()
+        if let (c, k) = byChirality { try c.spill(); try k.spill() }
     }
 
     /// The hand of each side by its chirality (without bodies): of two hands of one side, the one found
@@ -164,7 +204,9 @@ public final class PoseFileWriter: KeypointOutput {
         do {
             try file.write(out)
             // Coordinates: normalised x, y become pixels as they are copied.
-            let points = try coordinates.reader()
+            // A clip with bodies: hands by arm; a clip in which no body was found: hands by chirality.
+            let (chosenCoordinates, chosenConfidences) = sawBody ? (coordinates, confidences) : (byChirality ?? (coordinates, confidences))
+            let points = try chosenCoordinates.reader()
             let scale = SIMD4<Float>(Float(width), Float(height), 1, 0)
             while !points.atEnd {
                 var chunk = try points.read(3 * 4 * 4096)
@@ -174,7 +216,7 @@ public final class PoseFileWriter: KeypointOutput {
                 }
                 try file.write(chunk)
             }
-            let conf = try confidences.reader()
+            let conf = try chosenConfidences.reader()
             while !conf.atEnd { try file.write(try conf.read(1 << 16)) }
             try file.close()
         } catch {

@@ -10,6 +10,10 @@ public enum BodyJoint {
     ]
     public static let count = 33
     public static let leftShoulder = 11, rightShoulder = 12, leftWrist = 15, rightWrist = 16, leftHip = 23, rightHip = 24
+    /// Each landmark's counterpart on the person's other side (the nose its own): where each landmark
+    /// of a mirrored picture comes from.
+    public static let mirrored = [0, 4, 5, 6, 1, 2, 3, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17, 20, 19, 22, 21, 24, 23,
+                                  26, 25, 28, 27, 30, 29, 32, 31]
     /// The upper body: the face, the arms with the hands' three points, and the hips (landmarks 0 to 24).
     public static let upperBody = Array(0...24)
     /// MediaPipe's `POSE_CONNECTIONS`.

@@ -3,7 +3,8 @@ import Keypoints
 import VideoIO
 
 /// Draws keypoint files over frames: each file in its own colour, left and right hands in two shades,
-/// bones, joint dots, the region's rotated box, chirality and presence by the wrist, frame and time.
+/// bones, joint dots, the region's rotated box, chirality and presence by the wrist, frame and time;
+/// bodies (`extract --body`) beneath the hands.
 public enum Overlay {
     /// Colours per keypoint file (left-hand shade, right-hand shade).
     static let palette: [(SIMD3<Float>, SIMD3<Float>)] = [
@@ -19,6 +20,18 @@ public enum Overlay {
         for (k, file) in files.enumerated() {
             guard index < file.frames.count else { continue }
             let colors = palette[k % palette.count]
+            // Bodies (`extract --body`) under the hands: bones in the file's colours mixed with grey, the
+            // person's left side in the left-hand shade; a landmark less than half visible drawn dim.
+            for body in file.frames[index].bodies ?? [] where body.landmarks.count == BodyJoint.count {
+                let pts = body.landmarks.map { SIMD2($0[0] * W, $0[1] * H) }
+                func seen(_ j: Int) -> Bool { j < body.visibility.count && body.visibility[j] >= 0.5 }
+                for (a, b) in BodyJoint.bones {
+                    let side = BodyJoint.names[b].hasPrefix("left") ? colors.0 : BodyJoint.names[b].hasPrefix("right") ? colors.1 : SIMD3(200, 200, 200)
+                    let color = (side + SIMD3(160, 160, 160)) / 2 * (seen(a) && seen(b) ? 1 : 0.5)
+                    canvas.line(pts[a], pts[b], width: line, color: color)
+                }
+                for j in pts.indices { canvas.disc(pts[j], radius: line * 1.2, color: SIMD3(230, 230, 230) * (seen(j) ? 1 : 0.5)) }
+            }
             for hand in file.frames[index].hands {
                 let color = hand.chirality == .left ? colors.0 : colors.1
                 let pts = hand.landmarks.map { SIMD2($0[0] * W, $0[1] * H) }

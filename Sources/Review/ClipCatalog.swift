@@ -63,16 +63,26 @@ public actor ClipCatalog {
             /// added (the page draws interpolated ones dashed); absent otherwise.
             public var origin: String?
         }
+        /// A body (`extract --body`): its 33 landmarks' x, y and their visibility.
+        public struct Body: Codable, Sendable {
+            public var track: Int?
+            public var landmarks: [[Float]]
+            public var visibility: [Float]
+        }
         public struct Frame: Codable, Sendable {
             public var i: Int
             public var t: Double
             public var hands: [Hand]
+            /// Absent when the file's bodies were not looked for.
+            public var bodies: [Body]?
         }
         public var clip: String
         public var width: Int
         public var height: Int
         public var fps: Double?
         public var bones: [[Int]]
+        /// The body's bones (MediaPipe's POSE_CONNECTIONS); absent when the file has no bodies.
+        public var bodyBones: [[Int]]?
         public var frames: [Frame]
     }
 
@@ -115,10 +125,13 @@ public actor ClipCatalog {
         guard let file = try? KeypointFile.load(keypoints.keypointURL(for: relative)) else { return nil }
         return Hands(clip: relative, width: file.video.width, height: file.video.height, fps: file.video.fps,
                      bones: Joint.bones.map { [$0.0, $0.1] },
+                     bodyBones: file.frames.contains { $0.bodies != nil } ? BodyJoint.bones.map { [$0.0, $0.1] } : nil,
                      frames: file.frames.map { f in
                          Hands.Frame(i: f.i, t: f.t, hands: f.hands.map { h in
                              Hands.Hand(track: h.track, chirality: h.chirality.rawValue, handedness: h.handedness, presence: h.presence,
                                         landmarks: h.landmarks.map { Array($0.prefix(2)) }, origin: h.origin)
+                         }, bodies: f.bodies?.map { b in
+                             Hands.Body(track: b.track, landmarks: b.landmarks.map { Array($0.prefix(2)) }, visibility: b.visibility)
                          })
                      })
     }

@@ -18,7 +18,7 @@ struct Bench: ParsableCommand {
 struct BenchModels: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
-        abstract: "Time each hand model with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
+        abstract: "Time each model (the four hand models, then the body's two) with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
         discussion: "Prints the kernels that ran (the best instruction set this CPU runs; HANDPOSE_MAX_ISA=baseline|avx2|avx512 caps it), median and p90 milliseconds, GFLOP/s (2 x multiply-adds / median) and our/XNNPACK ratio (below 1 is faster)."
     )
 
@@ -55,7 +55,8 @@ struct BenchModels: ParsableCommand {
         // the reference alternating, so the rounds of one model lie minutes apart and a burst of load on a
         // shared machine cannot fall on all of them (nor on one side only).
         var cases: [(name: String, path: String, threads: Int, plan: ExecutionPlan, input: [Float])] = []
-        for name in ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite"] {
+        // The hand models, then the body's (`extract --body`), found beside the full hand models.
+        for name in ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite", "pose_detection", "pose_landmark_full"] {
             let model: TFLiteModel
             let path: String
             do {

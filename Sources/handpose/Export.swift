@@ -249,7 +249,7 @@ struct ExportActions: ParsableCommand {
     var tail: PartialWindow = .drop
 
     @Option(help: ArgumentHelp("Also write the body the hands belong to: upper (MediaPipe's landmarks 0-24: face, arms, hips) as B (N, T, C, 25; ntjc: N, T, 25, C) with the same features (confidence: each joint's visibility) and body_mask (N, T).",
-                               discussion: "Needs keypoints made with --body (pass it: clips without keypoints are then extracted with bodies). A window follows the person its hand is tied to (each keypoint frame's `person`), else the frame's first body. Augmentations move the body with the hands (a mirrored copy trades the person's left and right joints); --normalize other than none centres the body on the shoulders' midpoint in units of the shoulders' distance."))
+                               discussion: "Needs keypoints made with --body (pass it: clips without keypoints are then extracted with bodies). A segment follows one person: the body its hand is tied to in the most frames (each keypoint frame's `person`), else the body seen in the most frames; frames without that person have body_mask 0. Augmentations move the body with the hands (a mirrored copy trades the person's left and right joints); --normalize other than none centres each frame's body on its shoulders' midpoint, in units of their distance."))
     var bodyJoints: BodyJoints?
 
     @OptionGroup var common: ExportOptions

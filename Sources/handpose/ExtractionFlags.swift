@@ -56,6 +56,7 @@ struct ExtractionFlags: ParsableArguments {
         guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard maxBodies >= 1 else { throw ValidationError("--max-bodies must be at least 1") }
+        if maxBodies != 1 && !body { throw ValidationError("--max-bodies counts the people --body finds: add --body") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
         guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
             throw ValidationError("confidence thresholds lie between 0 and 1")

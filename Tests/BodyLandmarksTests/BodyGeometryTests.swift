@@ -46,16 +46,23 @@ final class BodyGeometryTests: XCTestCase {
     }
 
     func testOneEuroFilterFollowsMediaPipe() {
-        // MediaPipe's quirks: a first timestamp of 0 passes unfiltered and does not start the filter; the
-        // rate comes from timestamps once there are two after it.
+        // MediaPipe 1.2's quirks: the first call starts the filter, even at time 0; while the last time is
+        // 0 the rate stays at 30 Hz; then it comes from the last two timestamps.
         var f = OneEuroFilter(frequency: 30, minCutoff: 1, beta: 0, derivateCutoff: 1)
         XCTAssertEqual(f.apply(time: 0, valueScale: 1, 5), 5)
-        XCTAssertEqual(f.apply(time: 100_000_000, valueScale: 1, 10), 10)
-        // Second filtered value at 10 Hz, cutoff 1: alpha = 1 / (1 + (1 / 2 pi) * 10).
-        let alpha = 1 / (1 + 10 / (2 * Double.pi))
-        XCTAssertEqual(f.apply(time: 200_000_000, valueScale: 1, 20), Double(Float(alpha * 20 + (1 - alpha) * 10)), accuracy: 1e-5)
+        // At 30 Hz, cutoff 1: alpha = 1 / (1 + (1 / 2 pi) * 30), blending 10 with the 5 before.
+        let alpha30 = 1 / (1 + 30 / (2 * Double.pi))
+        XCTAssertEqual(f.apply(time: 100_000_000, valueScale: 1, 10), Double(Float(alpha30 * 10 + (1 - alpha30) * 5)), accuracy: 1e-5)
+        let second = Double(Float(alpha30 * 10 + (1 - alpha30) * 5))
+        // Then at 10 Hz (100 ms apart).
+        let alpha10 = 1 / (1 + 10 / (2 * Double.pi))
+        XCTAssertEqual(f.apply(time: 200_000_000, valueScale: 1, 20), Double(Float(alpha10 * 20 + (1 - alpha10) * second)), accuracy: 1e-5)
         // A timestamp not after the last passes the value through.
         XCTAssertEqual(f.apply(time: 200_000_000, valueScale: 1, 99), 99)
+        // A filter first called later than 0 passes its first value and takes its rate from the next.
+        var g = OneEuroFilter(frequency: 30, minCutoff: 1, beta: 0, derivateCutoff: 1)
+        XCTAssertEqual(g.apply(time: 500_000_000, valueScale: 1, 5), 5)
+        XCTAssertEqual(g.apply(time: 600_000_000, valueScale: 1, 10), Double(Float(alpha10 * 10 + (1 - alpha10) * 5)), accuracy: 1e-5)
     }
 
     func testVisibilityLowPass() {

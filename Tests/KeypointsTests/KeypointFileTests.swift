@@ -119,11 +119,11 @@ final class KeypointFileTests: XCTestCase {
         XCTAssertEqual(asked.differences(from: asked), [])
     }
 
-    /// Another schema name is refused, naming it.
+    /// Another schema name (here a version this reader does not know) is refused, naming it.
     func testAnotherSchemaIsRefused() throws {
         let url = dir.appendingPathComponent("x.hands.json")
-        try Data(#"{"schema": "handpose/keypoints@2", "source": {"path": "x"}, "video": {"width": 1, "height": 1, "frames": 0}, "frames": []}"#.utf8).write(to: url)
-        XCTAssertThrowsError(try KeypointFile.load(url)) { XCTAssertTrue("\($0)".contains("keypoints@2"), "\($0)") }
+        try Data(#"{"schema": "handpose/keypoints@3", "source": {"path": "x"}, "video": {"width": 1, "height": 1, "frames": 0}, "frames": []}"#.utf8).write(to: url)
+        XCTAssertThrowsError(try KeypointFile.load(url)) { XCTAssertTrue("\($0)".contains("keypoints@3"), "\($0)") }
     }
 
     /// The streaming writer's bytes are exactly those of encoding the whole file with sorted keys.

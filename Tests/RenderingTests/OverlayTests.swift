@@ -23,4 +23,25 @@ final class OverlayTests: XCTestCase {
         // Far from the hand the frame is untouched.
         XCTAssertEqual(out[20, 150].r, 0)
     }
+
+    func testBodiesAreDrawnUnderTheHandsDimWhereHidden() {
+        let frame = VideoFrame(width: 200, height: 200)
+        // Every landmark at (0.1, 0.1) but the left shoulder (0.3, 0.5) and the left elbow (0.3, 0.8): the
+        // upper arm a vertical bone at x 60 from y 100 to 160; the right shoulder (0.7, 0.5) and elbow
+        // (0.7, 0.8) hidden (visibility 0.1).
+        var points = [[Float]](repeating: [0.1, 0.1, 0], count: BodyJoint.count)
+        points[BodyJoint.leftShoulder] = [0.3, 0.5, 0]; points[13] = [0.3, 0.8, 0]
+        points[BodyJoint.rightShoulder] = [0.7, 0.5, 0]; points[14] = [0.7, 0.8, 0]
+        var visibility = [Float](repeating: 0.9, count: BodyJoint.count)
+        visibility[BodyJoint.rightShoulder] = 0.1; visibility[14] = 0.1
+        let body = KeypointFile.Body(landmarks: points, visibility: visibility, presence: visibility, world: nil, score: 1, region: nil, track: 0)
+        let file = KeypointFile(source: "x", width: 200, height: 200, fps: 25,
+                                frames: [KeypointFile.Frame(i: 0, t: 0, hands: [], bodies: [body])], tool: nil, settings: nil, models: nil)
+        let out = Overlay.draw(frame, files: [file], index: 0).frame()
+        let seen = out[60, 130], hidden = out[140, 130]
+        XCTAssertGreaterThan(Int(seen.g) + Int(seen.b), 200, "the left upper arm is drawn")
+        XCTAssertGreaterThan(Int(hidden.r), 0, "the hidden right upper arm is drawn")
+        XCTAssertGreaterThan(Int(seen.r) + Int(seen.g) + Int(seen.b), 2 * (Int(hidden.r) + Int(hidden.g) + Int(hidden.b)) - 10, "dimmer when hidden")
+        XCTAssertEqual(out[100, 190].r, 0)
+    }
 }

@@ -161,6 +161,28 @@ final class ReviewServerTests: XCTestCase {
         let served = try XCTUnwrap(json(try curl("/api/keypoints?clip=actions/pinch_0.mp4", token: t).2)["frames"] as? [[String: Any]])
         XCTAssertEqual((served[filled]["hands"] as? [[String: Any]])?.first?["origin"] as? String, "interpolated")
         XCTAssertNil((served[filled + 1]["hands"] as? [[String: Any]])?.first?["origin"])
+        XCTAssertNil(try json(try curl("/api/keypoints?clip=actions/pinch_0.mp4", token: t).2)["bodyBones"], "no bodies looked for, no body bones")
+
+        // A file of extract --body: its bodies reach the page, x and y of each landmark with its visibility.
+        kp["schema"] = "handpose/keypoints@2"
+        let landmarks = (0..<33).map { j in [0.3 + 0.01 * Double(j), 0.6, 0.0] }
+        kp["frames"] = (kp["frames"] as! [[String: Any]]).enumerated().map { k, frame -> [String: Any] in
+            var f = frame
+            f["bodies"] = k == filled ? [["landmarks": landmarks, "visibility": Array(repeating: 0.8, count: 33),
+                                          "presence": Array(repeating: 0.9, count: 33), "track": 0]] : []
+            return f
+        }
+        try JSONSerialization.data(withJSONObject: kp).write(to: file)
+        let withBodies = try json(try curl("/api/keypoints?clip=actions/pinch_0.mp4", token: t).2)
+        XCTAssertEqual((withBodies["bodyBones"] as? [[Int]])?.count, 35)
+        let bodyFrames = try XCTUnwrap(withBodies["frames"] as? [[String: Any]])
+        let body = try XCTUnwrap((bodyFrames[filled]["bodies"] as? [[String: Any]])?.first)
+        let last = try XCTUnwrap((body["landmarks"] as? [[Double]])?[32])
+        XCTAssertEqual(last.count, 2)
+        XCTAssertEqual(last[0], 0.62, accuracy: 1e-6)
+        XCTAssertEqual(last[1], 0.6, accuracy: 1e-6)
+        XCTAssertEqual((body["visibility"] as? [Double])?.count, 33)
+        XCTAssertEqual((bodyFrames[filled + 1]["bodies"] as? [Any])?.count, 0)
     }
 
     func testSavesAreWholeOrRefused() throws {

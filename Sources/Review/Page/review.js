@@ -11,6 +11,7 @@ const TOKEN = new URLSearchParams(location.search).get("token") || "";
 // The same colours as `handpose render` (Sources/Rendering/Overlay.swift, "ours").
 const HAND_COLORS = { left: "rgb(60,220,255)", right: "rgb(255,90,60)" };
 const UNKNOWN_HAND_COLOR = "rgb(200,200,200)";
+const BODY_COLOR = "rgb(230,230,230)";
 // Keypoint times are written rounded (to the microsecond); a frame counts as shown from 1 ms before its t.
 const TIME_TOLERANCE = 0.001;
 // How near a segment bar's edge (CSS px) a drag moves that edge rather than the whole bar.
@@ -509,10 +510,43 @@ function drawAt(time) {
   ctx.clearRect(0, 0, overlay.width, overlay.height);
   const frames = app.keypoints ? app.keypoints.frames : [];
   app.drawnFrame = frameAt(frames, time);
-  if (app.drawnFrame >= 0) drawHands(ctx, frames[app.drawnFrame].hands, app.keypoints.bones);
+  if (app.drawnFrame >= 0) {
+    drawBodies(ctx, frames[app.drawnFrame].bodies || [], app.keypoints.bodyBones || []);
+    drawHands(ctx, frames[app.drawnFrame].hands, app.keypoints.bones);
+  }
   renderTime(time);
   drawTimeline(time);
   publishState();
+}
+
+// Bodies (extract --body) under the hands, light grey; bones and joints whose landmark is less than half
+// visible drawn faint.
+function drawBodies(ctx, bodies, bones) {
+  const W = overlay.width, H = overlay.height;
+  const scale = Math.max(1, Math.min(W, H) / 256);
+  ctx.lineCap = "round";
+  ctx.lineWidth = 1.5 * scale;
+  for (const body of bodies) {
+    const points = body.landmarks.map(([x, y]) => [x * W, y * H]);
+    const seen = (j) => (body.visibility[j] || 0) >= 0.5;
+    for (const [a, b] of bones) {
+      if (!points[a] || !points[b]) continue;
+      ctx.globalAlpha = seen(a) && seen(b) ? 0.9 : 0.3;
+      ctx.strokeStyle = BODY_COLOR;
+      ctx.beginPath();
+      ctx.moveTo(...points[a]);
+      ctx.lineTo(...points[b]);
+      ctx.stroke();
+    }
+    points.forEach(([x, y], j) => {
+      ctx.globalAlpha = seen(j) ? 0.9 : 0.3;
+      ctx.fillStyle = BODY_COLOR;
+      ctx.beginPath();
+      ctx.arc(x, y, 2.5 * scale, 0, 2 * Math.PI);
+      ctx.fill();
+    });
+  }
+  ctx.globalAlpha = 1;
 }
 
 function drawHands(ctx, hands, bones) {

@@ -4,7 +4,7 @@ the references our two modes follow, run on this machine; and its pose landmarke
 
   mediapipe_keypoints.py tasks  --models DIR --out DIR [--noise FRACTION] FILE...   (.venv-tasks: the MediaPipe release make bench-setup installs)
   mediapipe_keypoints.py legacy --out DIR [--noise FRACTION] FILE...                (.venv: mediapipe 0.10.14)
-  mediapipe_keypoints.py pose   --models DIR --out DIR [--noise FRACTION] FILE...   (.venv-tasks)
+  mediapipe_keypoints.py pose   --models DIR --out DIR [--noise FRACTION [--seed N]] FILE...   (.venv-tasks)
 
 tasks: MediaPipe Tasks' HandLandmarker, clips in VIDEO mode (timestamps i x 1000/30 ms), stills in IMAGE
 mode, num_hands 2, every confidence at its default 0.5, with a task bundle made from DIR's
@@ -23,7 +23,8 @@ Stills are .jpg, .jpeg and .png; everything is decoded by OpenCV, as MediaPipe's
 --noise adds 1 to a seeded random FRACTION of the pixels of every frame (an invisible change): it
 measures how far MediaPipe moves from its own output when its input changes that little, which is the
 floor under any comparison of another engine with it on clips (tracking feeds each frame's landmarks
-into the next frame's crop, so small differences grow).
+into the next frame's crop, so small differences grow). --seed N changes other pixels (N = 0, the
+default, the ones every earlier run changed): the spread over seeds is the floor's own spread.
 """
 import argparse, json, os, sys, tempfile, zipfile
 import cv2
@@ -147,10 +148,14 @@ def pose_bodies(result):
             for landmarks, world in zip(result.pose_landmarks, result.pose_world_landmarks)]
 
 
+# --seed: which pixels --noise changes (frame i uses generator i + 1,000,003 x seed; seed 0 is the default).
+NOISE_SEED = 0
+
+
 def perturb(rgb, fraction, seed):
     if fraction <= 0:
         return rgb
-    mask = np.random.default_rng(seed).random(rgb.shape[:2]) < fraction
+    mask = np.random.default_rng(seed + NOISE_SEED).random(rgb.shape[:2]) < fraction
     out = rgb.astype(np.int16)
     out[mask] += 1
     return np.clip(out, 0, 255).astype(np.uint8)
@@ -235,8 +240,11 @@ def main():
     parser.add_argument("--models")
     parser.add_argument("--out", required=True)
     parser.add_argument("--noise", type=float, default=0)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
+    global NOISE_SEED
+    NOISE_SEED = 1_000_003 * args.seed
     if args.api in ("tasks", "pose") and not args.models:
         parser.error(f"{args.api} needs --models")
     os.makedirs(args.out, exist_ok=True)

@@ -27,7 +27,9 @@ public final class BodyLandmarker {
     }
 
     public init(model: TFLiteModel, threads: Int, sharing: SharedConstants? = nil) throws {
-        plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing)
+        // The segmentation logits (output 2) are never read: not planned (a third of the model's time on one
+        // thread, `bench profile`: its 256x256 decoder).
+        plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing, outputs: [0, 1, 3, 4])
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 

@@ -35,27 +35,35 @@ public final class ExecutionPlan {
     /// (default: the best this CPU runs, capped by `HANDPOSE_MAX_ISA`); with `sharing`, the packed
     /// constants are read from a file other processes planning the same model map too. `fusingBlocks`
     /// runs depthwise-separable blocks with large intermediates over bands of rows (`BlockStep`); the
-    /// results are the same bit for bit, so turning it off is for tests and profiles.
+    /// results are the same bit for bit, so turning it off is for tests and profiles. `outputs`: the
+    /// model's outputs (positions in its output list) the caller reads; operators that feed none of them
+    /// are not planned (the pose landmark model's segmentation head: 9% of its multiply-adds, but a third
+    /// of its time, its 256x256 maps being bound by memory), and the others' values are the same bit for
+    /// bit. Nil: every output.
     public convenience init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
-                            sharing: SharedConstants? = nil, fusingBlocks: Bool = true) throws {
+                            sharing: SharedConstants? = nil, fusingBlocks: Bool = true, outputs: Set<Int>? = nil) throws {
         try self.init(model: model, threads: threads, kernels: KernelSelection.kernels(try isa ?? KernelSelection.best()),
-                      sharing: sharing, fusingBlocks: fusingBlocks)
+                      sharing: sharing, fusingBlocks: fusingBlocks, outputs: outputs)
     }
 
     /// Plans `model` with a kernel set built outside this module: for the tests, which run the AVX-512
     /// code built for AVX2 (`KernelsAVX512OnAVX2`) on machines without AVX-512.
     @_spi(Testing)
-    public convenience init(model: TFLiteModel, threads: Int, kernelSet: any KernelSet, fusingBlocks: Bool = true) throws {
-        try self.init(model: model, threads: threads, kernels: kernelSet, sharing: nil, fusingBlocks: fusingBlocks)
+    public convenience init(model: TFLiteModel, threads: Int, kernelSet: any KernelSet, fusingBlocks: Bool = true,
+                            outputs: Set<Int>? = nil) throws {
+        try self.init(model: model, threads: threads, kernels: kernelSet, sharing: nil, fusingBlocks: fusingBlocks, outputs: outputs)
     }
 
-    private init(model: TFLiteModel, threads: Int, kernels: any KernelSet, sharing: SharedConstants?, fusingBlocks: Bool) throws {
+    private init(model: TFLiteModel, threads: Int, kernels: any KernelSet, sharing: SharedConstants?, fusingBlocks: Bool,
+                 outputs: Set<Int>?) throws {
         self.model = model
         self.threads = max(1, threads)
         self.kernels = kernels
         var builder = PlanBuilder(model: model)
-        let unfused = try builder.build()
-        let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: model.outputs) : unfused
+        let kept = outputs.map { $0.filter(model.outputs.indices.contains).map { model.outputs[$0] } } ?? model.outputs
+        planned = Set(kept)
+        let unfused = Self.prune(try builder.build(), keeping: Set(kept))
+        let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: kept) : unfused
         steps = built
         var scratchNeed = 0
         for s in built { scratchNeed = max(scratchNeed, s.scratchCount) }
@@ -105,8 +113,24 @@ public final class ExecutionPlan {
     }
 
     /// Output `index` of the last run; valid until the next run.
+    /// The model outputs' tensors this plan computes (`outputs` at planning).
+    private let planned: Set<Int>
+
+    /// The steps `tensors` depend on, in their order: a step stays when it writes a tensor a later kept
+    /// step (or the caller) reads.
+    static func prune(_ steps: [Step], keeping tensors: Set<Int>) -> [Step] {
+        var needed = tensors
+        var kept: [Step] = []
+        for s in steps.reversed() where !needed.isDisjoint(with: s.writes) {
+            kept.append(s)
+            needed.formUnion(s.reads)
+        }
+        return kept.reversed()
+    }
+
     public func output(_ index: Int) -> UnsafeBufferPointer<Float> {
         let t = model.outputs[index]
+        precondition(planned.contains(t), "output \(index) of \(model.path) was not planned")
         return UnsafeBufferPointer(start: arena.pointer + offsets[t], count: model.tensors[t].count)
     }
 

@@ -37,7 +37,7 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "For parity with outputs the legacy solution made, such as the corpus references."))
     var legacy = false
 
-    @Flag(help: ArgumentHelp("Also find each person's body: MediaPipe's pose landmarker (33 landmarks with visibility and presence, and world landmarks), run by handpose's engine beside the hands, tracked and smoothed as MediaPipe Tasks does in video mode; each hand is tied to the person at whose wrist it is.",
+    @Flag(help: ArgumentHelp("Also find each person's body: MediaPipe's pose landmarker (33 landmarks with visibility and presence, and world landmarks), run by handpose's engine beside the hands, tracked and (with one person per frame) smoothed as MediaPipe Tasks does in video mode; each hand is tied to the person whose hand, as the pose model places it, is within one hand size of it.",
                              discussion: "Keypoint files gain `bodies` per frame and `person` per hand (format version 2); .pose files gain POSE_LANDMARKS, so pose-format's normalize() and estimate_active_hand() work; npz and CSV gain the body. Needs pose_detection.tflite and pose_landmark_full.tflite beside the hand models (make setup places them)."))
     var body = false
 

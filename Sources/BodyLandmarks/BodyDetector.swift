@@ -19,7 +19,6 @@ public final class BodyDetector {
     let anchors = PalmDetector.anchorCentres(size: inputSize, grids: [(8, 2), (16, 2), (32, 6)])
     public var minScore: Float
     private var tensor: [Float]
-    var timings = BodyTracker.Timings()
 
     public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5, sharing: SharedConstants? = nil) throws {
         plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing)
@@ -29,18 +28,13 @@ public final class BodyDetector {
 
     /// People in `frame`, strongest first.
     public func detect(_ frame: VideoFrame) throws -> [BodyDetection] {
-        let t0 = ContinuousClock.now
         let (region, pad) = RegionCrop.letterbox(width: frame.width, height: frame.height)
         try tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .zero, into: t.baseAddress!)
             // ImageToTensorCalculator, output_tensor_float_range -1...1: pixel * 2/255 - 1.
             for i in t.indices { t[i] = t[i] * 2 - 1 }
-            let t1 = ContinuousClock.now
-            timings.detectorInput += t1 - t0
             try plan.run(UnsafeBufferPointer(t))
-            timings.detectorModel += ContinuousClock.now - t1
         }
-        timings.detectorRuns += 1
         // TensorsToDetectionsCalculator: 12 values per anchor (x, y, w, h, then 4 keypoints), sigmoid
         // score clipped at 100, min_score_thresh; then weighted NMS at IoU 0.5 (Tasks' pose_detector_graph
         // leaves min_suppression_threshold at its default; the legacy graph asked 0.3).

@@ -12,7 +12,6 @@ public final class BodyLandmarker {
     static let modelLandmarks = 39
     let plan: ExecutionPlan
     private var tensor: [Float]
-    var timings = BodyTracker.Timings()
 
     /// What the model says of one region, before the presence threshold and smoothing.
     public struct Estimate {
@@ -20,9 +19,8 @@ public final class BodyLandmarker {
         public var landmarks: [Point3]
         public var visibility: [Float]
         public var presence: [Float]
-        /// Landmarks 33 and 34, whose visibility the graph smooths with theirs.
+        /// Landmarks 33 and 34: the next frame's region is cut from them.
         public var auxiliary: [Point3]
-        public var auxiliaryVisibility: [Float]
         public var world: [Point3]
     }
 
@@ -34,15 +32,10 @@ public final class BodyLandmarker {
     }
 
     public func estimate(_ frame: VideoFrame, region: RegionOfInterest) throws -> Estimate {
-        let t0 = ContinuousClock.now
         try tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .replicate, into: t.baseAddress!)
-            let t1 = ContinuousClock.now
-            timings.landmarkInput += t1 - t0
             try plan.run(UnsafeBufferPointer(t))
-            timings.landmarkModel += ContinuousClock.now - t1
         }
-        timings.landmarkRuns += 1
         // Outputs in the model's order: landmarks (39 x 5: x, y, z in 256-pixel units, visibility and
         // presence logits), pose presence, segmentation logits (unused), heatmap (64 x 64 x 39), world
         // landmarks (39 x 3, metres).
@@ -63,8 +56,7 @@ public final class BodyLandmarker {
         }
         let n = BodyJoint.count
         return Estimate(score: score, landmarks: Array(projected[0..<n]), visibility: Array(visibility[0..<n]),
-                        presence: Array(presence[0..<n]), auxiliary: Array(projected[n..<n + 2]),
-                        auxiliaryVisibility: Array(visibility[n..<n + 2]), world: world)
+                        presence: Array(presence[0..<n]), auxiliary: Array(projected[n..<n + 2]), world: world)
     }
 
     /// MediaPipe's RefineLandmarksFromHeatmapCalculator (kernel 7, min_confidence_to_refine 0.5): each

@@ -35,21 +35,6 @@ public final class BodyTracker {
     private var tracked: [(region: RegionOfInterest, track: Int)] = []
     private var nextTrack = 0
 
-    /// Where `process` spent its time since the last `reset`.
-    public struct Timings: Sendable {
-        public var detectorInput: Duration = .zero, detectorModel: Duration = .zero
-        public var landmarkInput: Duration = .zero, landmarkModel: Duration = .zero
-        public var detectorRuns = 0, landmarkRuns = 0
-        public init() {}
-    }
-
-    public var timings: Timings {
-        var t = Timings()
-        (t.detectorInput, t.detectorModel, t.detectorRuns) = (detector.timings.detectorInput, detector.timings.detectorModel, detector.timings.detectorRuns)
-        (t.landmarkInput, t.landmarkModel, t.landmarkRuns) = (landmarker.timings.landmarkInput, landmarker.timings.landmarkModel, landmarker.timings.landmarkRuns)
-        return t
-    }
-
     public init(models: BodyModels, options: BodyTrackerOptions, threads: Int = 1) throws {
         self.models = models
         self.options = options
@@ -57,13 +42,11 @@ public final class BodyTracker {
         landmarker = try BodyLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
     }
 
-    /// Forgets tracked people, their filters and times (call between clips).
+    /// Forgets tracked people and their filters (call between clips).
     public func reset() {
         tracked = []
         smoothing = Filters()
         nextTrack = 0
-        detector.timings = Timings()
-        landmarker.timings = Timings()
     }
 
     /// Tasks' smoothing (pose_landmarker_graph.cc, VIDEO mode with num_poses 1 only;

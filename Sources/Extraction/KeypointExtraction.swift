@@ -22,8 +22,6 @@ public enum KeypointExtraction {
         public var frames = 0
         public var decoding = VideoReader.Timings()
         public var tracker = HandTracker.Timings()
-        /// The body pipeline (`--body`).
-        public var body = BodyTracker.Timings()
         /// Frames handed to the outputs (keypoint file and other formats).
         public var writing: Duration = .zero
         public var wall: Duration = .zero
@@ -43,10 +41,6 @@ public enum KeypointExtraction {
             tracker.tracking += t.tracking
             tracker.palmRuns += t.palmRuns
             tracker.landmarkRuns += t.landmarkRuns
-            let b = other.body
-            body.detectorInput += b.detectorInput; body.detectorModel += b.detectorModel
-            body.landmarkInput += b.landmarkInput; body.landmarkModel += b.landmarkModel
-            body.detectorRuns += b.detectorRuns; body.landmarkRuns += b.landmarkRuns
         }
     }
 
@@ -116,10 +110,8 @@ public enum KeypointExtraction {
         var profile = Profile()
         let reader = try VideoReader(url: url, threads: decodeThreads)
         tracker.reset()
-        if let body {
-            body.options = BodyTrackerOptions(tracker.options)
-            if reader.info.isStillImage { body.options.mode = .image }
-        }
+        // The body pipeline follows the hands' settings (a still is in image mode for both).
+        body?.options = BodyTrackerOptions(tracker.options)
         // One decoded frame waits (and one more is converted meanwhile): decoding takes a few ms a frame
         // against 25-30 of inference, so a deeper queue only held more frames (6 MB each at 1080p) with
         // no measurable gain in `bench extract`.
@@ -215,7 +207,6 @@ public enum KeypointExtraction {
         profile.frames = count
         profile.decoding = reader.timings
         profile.tracker = tracker.timings
-        if let body { profile.body = body.timings }
         profile.wall = ContinuousClock.now - start
         return (file, profile)
     }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Inputs are regular files: a FIFO, a socket or a device named `clip.mp4` (or a link to one) is named
+/// and refused, never opened or waited on. `check` asks the file system without opening the path;
+/// `open` opens without blocking (O_NONBLOCK, which a FIFO with no writer would otherwise wait on) and
+/// checks what it opened, so a file swapped for a FIFO between the two is refused too.
+public enum RegularFile {
+    /// Why a path is not an input that can be read.
+    public struct Refusal: Error, CustomStringConvertible, Equatable, Sendable {
+        public var path: String
+        public var reason: String
+        public init(path: String, reason: String) { self.path = path; self.reason = reason }
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// What kind of file a `stat` mode is, in words.
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Nil when `path` (after links) is a regular file; else why it is not one. Never opens it.
+    public static func problem(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            return e == ENOENT ? "no such file" : String(cString: strerror(e))
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            var link = stat()
+            let viaLink = lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK
+            return "is \(kind(st.st_mode))\(viaLink ? " (behind a symbolic link)" : ""), not a regular file: skipped, never opened"
+        }
+        return nil
+    }
+
+    /// Throws `Refusal` unless `path` is a regular file.
+    public static func check(_ path: String) throws {
+        if let reason = problem(path) { throw Refusal(path: path, reason: reason) }
+    }
+
+    /// Whether a `problem` reason says the path exists but is no regular file (rather than missing or unreadable).
+    public static func isSpecial(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Opens `path` for reading without ever blocking on it: a descriptor of a regular file, in blocking
+    /// mode again, or `Refusal`. The caller closes it.
+    public static func open(_ path: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Refusal(path: path, reason: "cannot be opened (\(String(cString: strerror(errno))))") }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw Refusal(path: path, reason: "is \(kind(st.st_mode)), not a regular file: refused")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// The whole of a regular file, read without blocking on a special file.
+    public static func read(_ path: String) throws -> Data {
+        let fd = try open(path)
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        do { return try handle.readToEnd() ?? Data() } catch {
+            throw Refusal(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+    }
+}

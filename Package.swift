@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
         // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine, with the hands' crop and regions.
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "HandLandmarks"]),
-        .target(name: "Annotations", dependencies: ["VideoIO"]),
+        .target(name: "Annotations", dependencies: ["VideoIO", "FileSystem"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
         .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),

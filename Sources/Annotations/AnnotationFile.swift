@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// Column names of an annotation file; Create ML lets callers rename them.
@@ -36,6 +37,10 @@ enum AnnotationFileReader {
 
     static func read<S: AnnotationEntrySink>(_ url: URL, into sink: inout S) {
         let file = url.path
+        if RegularFile.isSpecial(file), let problem = RegularFile.problem(file) {
+            sink.log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
+            return
+        }
         guard let handle = FileHandle(forReadingAtPath: file) else {
             let exists = FileManager.default.fileExists(atPath: file)
             sink.log.add(.error, .unreadableFile, file: file, exists ? "cannot be read" : "no such file",
@@ -210,9 +215,9 @@ enum AnnotationFileReader {
                 let name = trimmed(key), at = position[name]!
                 switch value {
                 case .text(let s): values[at] = trimmed(s)
-                // As JSONSerialization's NSNumber gave them: doubles, booleans as 1.0 and 0.0.
-                case .number(let n): values[at] = "\(n)"
-                case .bool(let b): values[at] = b ? "1.0" : "0.0"
+                // A number as written: a label 7 stays "7" (not "7.0"), and a time's text is parsed as any other.
+                case .number(let n): values[at] = n
+                case .bool(let b): values[at] = b ? "true" : "false"
                 case .null: values[at] = ""
                 case .nested:
                     sink.log.add(.error, .jsonShape, file: file, line: element.line, "\(Diagnostic.quote(name)) must be a string or a number")

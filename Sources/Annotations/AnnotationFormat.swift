@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// The annotation file formats handpose reads and writes.
@@ -15,7 +16,14 @@ public enum AnnotationFormat: String, CaseIterable, Sendable {
     /// `ANNOTATION_DOCUMENT` is ELAN; JSON holding tasks (`"annotations"`, `"predictions"` or `"data"`
     /// objects) is Label Studio; other JSON is Create ML's; anything else is read as CSV.
     public static func detect(_ url: URL) -> AnnotationFormat {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return url.pathExtension.lowercased() == "json" ? .createMLJSON : .createMLCSV }
+        // Never opened unless it is a regular file (a FIFO would block here): the reader then says why.
+        guard RegularFile.problem(url.path) == nil, let handle = FileHandle(forReadingAtPath: url.path) else {
+            switch url.pathExtension.lowercased() {
+            case "json": return .createMLJSON
+            case "eaf": return .elan
+            default: return .createMLCSV
+            }
+        }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 8192)) ?? Data()
         return detect(head: head, name: url.lastPathComponent)
@@ -25,7 +33,10 @@ public enum AnnotationFormat: String, CaseIterable, Sendable {
         let text = String(decoding: head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...], as: UTF8.self)
         let start = text.drop { $0.isWhitespace || $0.isNewline }
         if start.hasPrefix("<") {
-            return text.contains("<ANNOTATION_DOCUMENT") ? .elan : .createMLCSV
+            // XML, whatever its root: a long DOCTYPE can push the root past the bytes read, and no CSV
+            // starts with a tag. The ELAN reader names a root that is not ANNOTATION_DOCUMENT.
+            return text.contains("<ANNOTATION_DOCUMENT") || start.hasPrefix("<?xml") || start.hasPrefix("<!") || name.lowercased().hasSuffix(".eaf")
+                ? .elan : .createMLCSV
         }
         if start.hasPrefix("[") || start.hasPrefix("{") {
             // Keys of a task, each followed by its value's opening bracket: a label or path that says
@@ -67,8 +78,8 @@ public struct AnnotationOptions: Sendable {
         }
         for item in items {
             if !item.contains("=") || FileManager.default.fileExists(atPath: item) {
-                guard let text = try? String(contentsOfFile: item, encoding: .utf8) else {
-                    throw AnnotationOptionError("--label-map \(item): no such file, and not an old=new pair")
+                guard let data = try? RegularFile.read(item), let text = String(data: data, encoding: .utf8) else {
+                    throw AnnotationOptionError("--label-map \(item): " + (RegularFile.isSpecial(item) ? RegularFile.problem(item)! : "no such file, and not an old=new pair"))
                 }
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let t = line.trimmingCharacters(in: .whitespaces)

@@ -91,6 +91,7 @@ extension Diagnostic.Kind {
     static let fieldCount = Self("field count")
     static let missingColumn = Self("missing column")
     public static let unknownColumn = Self("unknown column")
+    static let duplicateColumn = Self("column named twice")
     // ELAN and Label Studio files.
     static let elanStructure = Self("ELAN structure")
     static let tierChoice = Self("tier choice")
@@ -102,6 +103,7 @@ extension Diagnostic.Kind {
     static let partialTimes = Self("start/end on some rows only")
     static let emptyVideo = Self("empty video")
     static let emptyLabel = Self("empty label")
+    static let badLabel = Self("label with a forbidden character")
     static let badTime = Self("unreadable time")
     static let negativeTime = Self("negative time")
     static let startNotBeforeEnd = Self("start not before end")

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML   // XMLParser on Linux (libxml2)
@@ -91,23 +92,130 @@ struct ElanReader {
     /// The file's records, or nil (reported) when it is not ELAN. The parser and its buffers are gone
     /// when this returns, before the segments are built.
     private mutating func parse() -> Collector? {
+        if let problem = RegularFile.problem(file) {
+            log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
+            return nil
+        }
         guard let stream = InputStream(fileAtPath: file) else {
             log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
             return nil
+        }
+        switch Self.precheck(file) {
+        case let .notUTF8(line, column)?:
+            log.add(.error, .encoding, file: file, line: line, column: column,
+                    "not UTF-8 text, which ELAN writes: this byte is not UTF-8 (was the file re-saved in another encoding?)",
+                    hint: "open it in ELAN and save it, or convert it to UTF-8 (iconv -f LATIN1 -t UTF-8)")
+            return nil
+        case let .declaredEncoding(name)?:
+            log.add(.error, .encoding, file: file, line: 1,
+                    "the file declares the encoding \(Diagnostic.quote(name)); handpose reads ELAN files in UTF-8, as ELAN writes them",
+                    hint: "convert it: iconv -f \(name.uppercased()) -t UTF-8, then change the declaration to encoding=\"UTF-8\"")
+            return nil
+        case let .processingInstruction(line)?:
+            log.add(.error, .elanStructure, file: file, line: line,
+                    "not a readable ELAN file: it holds a processing instruction ('<?' after the XML declaration), which ELAN never writes",
+                    hint: "remove it, or open and save the file in ELAN")
+            return nil
+        case let .entity(line)?:
+            log.add(.error, .elanStructure, file: file, line: line,
+                    "not a readable ELAN file: its DOCTYPE declares an entity (<!ENTITY), which ELAN files never use (write the text itself)",
+                    hint: "remove the DOCTYPE, or open and save the file in ELAN")
+            return nil
+        case nil: break
         }
         let parser = XMLParser(stream: stream)
         let collector = Collector()
         parser.delegate = collector
         parser.shouldResolveExternalEntities = false
-        if !parser.parse() || collector.notELAN {
+        let parsed = parser.parse()
+        if !parsed || collector.notELAN || collector.refusal != nil || !collector.rootClosed {
             let line = parser.lineNumber, column = parser.columnNumber
-            let why = collector.notELAN ? "the root element is not ANNOTATION_DOCUMENT" : (parser.parserError.map { "\($0.localizedDescription)" } ?? "malformed XML")
+            let why: String
+            if collector.notELAN { why = "the root element is not ANNOTATION_DOCUMENT" }
+            else if let refusal = collector.refusal { why = refusal }
+            else if !parsed { why = Self.describe(parser.parserError) }
+            else {
+                // libxml2's stream parser does not always say that the input ended inside an element: a file
+                // cut short by an interrupted copy would read as a shorter file. The collector knows.
+                why = "the file ends inside <\(collector.open.last ?? "ANNOTATION_DOCUMENT")> (\(collector.open.count) element\(collector.open.count == 1 ? "" : "s") never closed): it was cut short, by an interrupted copy or sync?"
+            }
             log.add(.error, .elanStructure, file: file, line: max(1, line), column: column > 0 ? column : nil,
                     "not a readable ELAN file: \(why)", hint: "open and save it in ELAN, or check the XML near this line")
             return nil
         }
         for (line, message) in collector.problems { log.add(.error, .elanStructure, file: file, line: line, message) }
         return collector
+    }
+
+    /// What in a file stops it from being read safely, found in one streaming pass before parsing: the
+    /// line and character where it stops being UTF-8, or a declared encoding other than UTF-8 (or ASCII).
+    /// Checked before parsing, a chunk at a time: FoundationXML traps on names that are not UTF-8, which
+    /// libxml2 hands it before it reports the encoding error (found by the AnnotationFilesFuzz fuzzer).
+    /// Also finds a processing instruction after the XML declaration: FoundationXML crashes on one without
+    /// data (`<?pi?>`, found by the same fuzzer), and ELAN writes none.
+    /// A DOCTYPE declaring an entity is refused too: FoundationXML on Linux reads its references as
+    /// empty text, so a value built from one would be lost, and ELAN declares none.
+    enum Precheck: Equatable { case notUTF8(line: Int, column: Int), declaredEncoding(String), processingInstruction(line: Int), entity(line: Int) }
+    static func precheck(_ path: String) -> Precheck? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var carry: [UInt8] = [], line = 1, column = 1, first = true, offset = 0, previous: UInt8 = 0, window: UInt64 = 0
+        while true {
+            let chunk = (try? handle.read(upToCount: AnnotationFileReader.chunkSize)) ?? nil
+            var bytes = carry + [UInt8](chunk ?? Data())
+            let atEnd = chunk == nil || chunk!.isEmpty
+            if first {
+                first = false
+                let head = String(decoding: bytes.prefix(200), as: UTF8.self).lowercased()
+                if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+                // Another declared encoding is not read (ELAN writes UTF-8; FoundationXML is safe on nothing
+                // else). ASCII is UTF-8's subset: its bytes are checked as UTF-8 like the rest.
+                if let declared = head.range(of: #"encoding\s*=\s*["']([^"']*)["']"#, options: .regularExpression).map({ String(head[$0]) }) {
+                    let name = declared.split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first.map(String.init) ?? ""
+                    if !["utf-8", "utf8", "us-ascii", "ascii"].contains(name) { return .declaredEncoding(name) }
+                }
+                // The file may open with the XML declaration, and with no other processing instruction.
+                if bytes.starts(with: Array("<?".utf8)) && !(bytes.starts(with: Array("<?xml".utf8)) && bytes.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[5])) {
+                    return .processingInstruction(line: 1)
+                }
+            }
+            // A sequence cut by the chunk's end waits for the next chunk.
+            var end = bytes.count
+            if !atEnd, let lead = bytes.suffix(3).lastIndex(where: { $0 & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 { end = lead }
+            let valid = CSVRecordReader.firstInvalidUTF8(Array(bytes[..<end]))
+            for b in bytes[..<valid] {
+                // '<?' anywhere but at the file's start (the XML declaration).
+                if previous == UInt8(ascii: "<") && b == UInt8(ascii: "?") && offset > 1 { return .processingInstruction(line: line) }
+                window = (window << 8) | UInt64(b)
+                if window == Self.entityMark { return .entity(line: line) }
+                if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+                previous = b
+                offset += 1
+            }
+            if valid < end { return .notUTF8(line: line, column: column) }
+            carry = Array(bytes[end...])
+            if atEnd { return carry.isEmpty ? nil : .notUTF8(line: line, column: column) }
+        }
+    }
+
+    /// "<!ENTITY" as the last eight bytes read, big-endian.
+    static let entityMark: UInt64 = Array("<!ENTITY".utf8).reduce(0) { ($0 << 8) | UInt64($1) }
+
+    /// An XML parser's error in words, for a user who has never read libxml2's codes.
+    static func describe(_ error: Error?) -> String {
+        guard let error else { return "malformed XML" }
+        let code = XMLParser.ErrorCode(rawValue: (error as NSError).code)
+        switch code {
+        case .emptyDocumentError?: return "the file is empty"
+        case .prematureDocumentEndError?: return "the file ends early: it was cut short, by an interrupted copy or sync?"
+        case .invalidCharacterError?, .invalidCharacterRefError?, .invalidCharacterInEntityError?:
+            return "a character that is not valid in the file's encoding (ELAN writes UTF-8; was it re-saved in another encoding?)"
+        case .tagNameMismatchError?: return "an element is closed by a tag of another name"
+        case .notWellBalancedError?, .gtRequiredError?: return "a tag is left open or broken"
+        case .undeclaredEntityError?, .entityReferenceWithoutNameError?, .entityReferenceMissingSemiError?:
+            return "an '&' that is not a character reference (write &amp; for '&')"
+        default: return "malformed XML (libxml2 error \((error as NSError).code))"
+        }
     }
 
     /// Tiers chosen, times resolved, labels mapped, media found. The annotations are read in file order
@@ -127,6 +235,8 @@ struct ElanReader {
             guard !t.isEmpty else { return nil }
             return options.labelMap[t] ?? t
         }
+        // The shared label rule (LabelText), checked once per distinct value.
+        let labelProblems: [String?] = labels.map { $0.flatMap { $0.isEmpty ? nil : LabelText.problem($0) } }
         var isChosen = [Bool](repeating: false, count: c.tiers.count)
         for t in chosen { isChosen[t] = true }
         var tierIndex = -1, first = 0, group = "", shared = ""
@@ -142,6 +252,7 @@ struct ElanReader {
                     shared = group + ", annotation"
                 }
                 if a.value < 0 { a.value = missing }
+                if !c.badSlots.isEmpty && (c.badSlots.contains(a.slot1) || c.badSlots.contains(a.slot2)) { continue }
                 let id = c.id(a), place = "\(group), annotation \(id)"
                 guard let (t1, t2) = resolve(i, c) else { continue }
                 guard let label = labels[Int(a.value)] else {
@@ -150,9 +261,19 @@ struct ElanReader {
                     continue
                 }
                 guard !label.isEmpty else { continue }   // dropped by --label-map
+                if let problem = labelProblems[Int(a.value)] {
+                    log.add(.error, .badLabel, file: file, line: Int(a.line), "\(place): \(problem)", hint: "labels are one line of text without control characters")
+                    continue
+                }
                 if t2 <= t1 {
                     log.add(.error, .startNotBeforeEnd, file: file, line: Int(a.line),
                             "\(place): \(t2 == t1 ? "zero length" : "ends before it starts") (\(t1) ms to \(t2) ms)", hint: "fix its time slots in ELAN")
+                    continue
+                }
+                if t1 + origin < 0 || t2 + origin > Collector.maxMilliseconds {
+                    log.add(.error, .badTime, file: file, line: Int(a.line),
+                            "\(place): \(t1) ms to \(t2) ms with the media's TIME_ORIGIN \(origin) ms lies outside the clip (media time \(t1 + origin) ms to \(t2 + origin) ms)",
+                            hint: "check TIME_ORIGIN in the file's MEDIA_DESCRIPTOR")
                     continue
                 }
                 var s = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: Double(t1 + origin) / 1000,
@@ -185,7 +306,7 @@ struct ElanReader {
     }
 
     /// Seconds of a segment back to the file's milliseconds (with the media's origin), for messages.
-    static func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+    static func ms(_ seconds: Double) -> String { InputRange.milliseconds(seconds).map { "\($0)" } ?? "\(seconds * 1000)" }
 
     /// The tiers `--tier` names (globs), or the only tier holding annotations; otherwise an error
     /// listing every tier with its annotation count and linguistic type.
@@ -202,6 +323,13 @@ struct ElanReader {
         }
         let candidates = c.tiers.indices.filter { c.tiers[$0].annotations > 0 }
         if candidates.count == 1 { return candidates }
+        // The layout ElanWriter gives overlapping segments (`labels`, then `labels-2`, `labels-3`, ...: ELAN
+        // holds one annotation at a time on a tier) is one set of labels, read together: what convert
+        // writes reads back without --tier.
+        if candidates.count > 1, candidates.allSatisfy({ ElanWriter.isLabelTier(c.tiers[$0].id) }),
+           candidates.contains(where: { c.tiers[$0].id == ElanWriter.labelTier }) {
+            return candidates
+        }
         if candidates.isEmpty {
             log.add(.error, .noRows, file: file, "no annotations: every tier is empty" + (c.tiers.isEmpty ? " (the file has no tiers)" : ""))
             return nil
@@ -401,9 +529,26 @@ struct ElanReader {
         private var inValue = false
         private var tier = -1
         private var seenRoot = false
+        /// Slots whose TIME_VALUE was refused (reported): kept as unaligned so that the annotations naming
+        /// them are not also reported as naming no slot, but no time is made up for those annotations.
+        var badSlots: Set<Int32> = []
+        /// Elements opened and not yet closed, outermost first; empty again once the root is closed.
+        private(set) var open: [String] = []
+        private(set) var rootClosed = false
+        /// Why the file is refused though its XML is well formed (a declared entity).
+        private(set) var refusal: String?
+        /// The largest time in milliseconds a slot or origin may hold (`InputRange.seconds`).
+        static let maxMilliseconds = Int64(InputRange.seconds.upperBound) * 1000
+
+        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+            // ELAN writes no entities; a value built from them would be read as empty by this parser.
+            refusal = "it declares the entity \(Diagnostic.quote(name)) in its DOCTYPE; ELAN files use none (write the text itself)"
+            parser.abortParsing()
+        }
 
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
+            open.append(name)
             let line = parser.lineNumber
             if !seenRoot {
                 seenRoot = true
@@ -414,8 +559,8 @@ struct ElanReader {
             case "MEDIA_DESCRIPTOR":
                 var origin: Int64 = 0
                 if let o = a["TIME_ORIGIN"] {
-                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)) else {
-                        problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds")); return
+                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)), abs(ms) <= Self.maxMilliseconds else {
+                        problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds within ±\(Self.maxMilliseconds)")); return
                     }
                     origin = ms
                 }
@@ -425,10 +570,14 @@ struct ElanReader {
                 guard let id = a["TIME_SLOT_ID"] else { problems.append((line, "a TIME_SLOT without TIME_SLOT_ID")); return }
                 var t: Int64 = -1
                 if let v = a["TIME_VALUE"] {
-                    guard let ms = Int64(v.trimmingCharacters(in: .whitespaces)), ms >= 0 else {
-                        problems.append((line, "time slot \(id): TIME_VALUE \(Diagnostic.quote(v)) is not a whole number of milliseconds")); return
+                    // A bad value is reported here and its slot kept (as unaligned), so the annotations naming
+                    // it are not also reported as naming a slot that does not exist.
+                    if let ms = Int64(v.trimmingCharacters(in: .whitespaces)), (0...Self.maxMilliseconds).contains(ms) {
+                        t = ms
+                    } else {
+                        problems.append((line, "time slot \(id): TIME_VALUE \(Diagnostic.quote(v)) is not a whole number of milliseconds from 0 to \(Self.maxMilliseconds)"))
+                        badSlots.insert(Int32(slotTime.count))
                     }
-                    t = ms
                 }
                 let index = Int32(slotTime.count)
                 if let n = Self.number(id), n < 50_000_000 {
@@ -462,6 +611,8 @@ struct ElanReader {
         func parser(_ parser: XMLParser, foundCharacters string: String) { if inValue { text += string } }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            if !open.isEmpty { open.removeLast() }
+            if open.isEmpty && name == "ANNOTATION_DOCUMENT" { rootClosed = true }
             switch name {
             case "ANNOTATION_VALUE":
                 inValue = false
@@ -472,11 +623,18 @@ struct ElanReader {
                     current?.value = k
                 }
             case "ALIGNABLE_ANNOTATION", "REF_ANNOTATION":
-                guard let a = current, tier >= 0 else { return }
+                // Its own tier, the one open when it began (a malformed file can open a TIER inside it):
+                // an annotation outside any tier is dropped (found by AnnotationFilesFuzz).
+                guard let a = current else { return }
+                guard a.tier >= 0, Int(a.tier) < tiers.count else {
+                    problems.append((Int(a.line), "annotation \(id(a)) lies outside any TIER"))
+                    current = nil
+                    return
+                }
                 if let r = currentRef { refs[annotations.count] = r; dependent = true }
                 if a.slot1 >= 0 && (slotTime[Int(a.slot1)] < 0 || slotTime[Int(a.slot2)] < 0) { dependent = true }
                 annotations.append(a)
-                tiers[tier].annotations += 1
+                tiers[Int(a.tier)].annotations += 1
                 current = nil
             case "TIER": tier = -1
             default: break

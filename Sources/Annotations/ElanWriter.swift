@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// Writes one clip's segments as an ELAN file (EAF 3.0, as ELAN 6 saves it): the clip linked by
@@ -38,7 +39,7 @@ public enum ElanWriter {
         for (k, t) in times.enumerated() { x += "        <TIME_SLOT TIME_SLOT_ID=\"ts\(k + 1)\" TIME_VALUE=\"\(t.time)\"/>\n" }
         x += "    </TIME_ORDER>\n"
         for tier in 0..<max(1, tierEnds.count) {
-            x += "    <TIER LINGUISTIC_TYPE_REF=\"default-lt\" TIER_ID=\"\(tier == 0 ? "labels" : "labels-\(tier + 1)")\">\n"
+            x += "    <TIER LINGUISTIC_TYPE_REF=\"default-lt\" TIER_ID=\"\(tier == 0 ? labelTier : "\(labelTier)-\(tier + 1)")\">\n"
             for (n, p) in placed.enumerated() where p.tier == tier {
                 x += """
                         <ANNOTATION>
@@ -63,8 +64,20 @@ public enum ElanWriter {
         return x
     }
 
-    /// Seconds to ELAN's whole milliseconds, rounded.
-    static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+    /// The tier labels are written on; overlapping segments go to `labels-2`, `labels-3`, ...
+    public static let labelTier = "labels"
+    /// Whether `id` is one of the tiers this writer puts labels on (which the reader reads together).
+    public static func isLabelTier(_ id: String) -> Bool {
+        if id == labelTier { return true }
+        guard id.hasPrefix(labelTier + "-"), let n = Int(id.dropFirst(labelTier.count + 1)) else { return false }
+        return n >= 2 && "\(n)" == id.dropFirst(labelTier.count + 1)
+    }
+
+    /// Seconds to ELAN's whole milliseconds, rounded. Segments reach writers checked (`InputRange.seconds`);
+    /// a time outside that range is clamped to it here rather than trapping.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        InputRange.milliseconds(seconds) ?? (seconds > 0 ? InputRange.milliseconds(InputRange.seconds.upperBound)! : 0)
+    }
 
     static func escape(_ s: String) -> String {
         var out = ""
@@ -121,6 +134,12 @@ public enum ElanWriter {
 /// ranges in frames at `frameRate` (from 1, end included: [t0, t1) becomes frames round(t0 fps) + 1 to
 /// round(t1 fps)), and the labeling config that declares that frame rate.
 public enum LabelStudioWriter {
+    /// Why segments cannot be written as tasks.
+    public enum WriteError: Error, CustomStringConvertible {
+        case outOfRange(String)
+        public var description: String { switch self { case .outOfRange(let s): return s } }
+    }
+
     /// One task per clip, its video named `/data/local-files/?d=PATH` (PATH under the annotation root,
     /// as Label Studio's local-files storage serves it), in the order the clips first appear.
     public static func tasks(_ segments: [Segment], frameRate: Double, modelVersion: String) throws -> Data {
@@ -134,8 +153,11 @@ public enum LabelStudioWriter {
         for clip in order {
             var results: [[String: Any]] = []
             for (k, s) in byClip[clip]!.enumerated() {
-                let first = Int(((s.start ?? 0) * frameRate).rounded()) + 1
-                let last = max(first, Int(((s.end ?? 0) * frameRate).rounded()))
+                guard let first = InputRange.int((s.start ?? 0) * frameRate, in: InputRange.frames).map({ $0 + 1 }),
+                      let end = InputRange.int((s.end ?? 0) * frameRate, in: InputRange.frames) else {
+                    throw WriteError.outOfRange("\(s.source)\(s.line.map { ":\($0)" } ?? ""): \(s.label) at \(s.start ?? 0)-\(s.end ?? 0) s is no frame range at \(frameRate) fps")
+                }
+                let last = max(first, end)
                 results.append(["id": "r\(k + 1)", "type": "timelinelabels", "from_name": "videoLabels", "to_name": "video", "origin": "prediction",
                                 "value": ["ranges": [["start": first, "end": last]], "timelinelabels": [s.label]] as [String: Any]])
             }

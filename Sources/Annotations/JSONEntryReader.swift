@@ -2,7 +2,8 @@
 /// or something else (an array or object, which no column takes).
 enum JSONValue: Equatable {
     case text(String)
-    case number(Double)
+    /// A number as written (RFC 8259's grammar, checked): labels keep their literal text, times parse it.
+    case number(String)
     case bool(Bool)
     case null
     case nested
@@ -216,7 +217,7 @@ struct JSONEntryReader {
     }
 
     /// RFC 8259 numbers: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-    private mutating func readNumber() throws -> Double {
+    private mutating func readNumber() throws -> String {
         var text: [UInt8] = []
         func digits(_ r: inout JSONEntryReader) -> Int {
             var n = 0
@@ -236,7 +237,7 @@ struct JSONEntryReader {
             if let s = peek(), s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { text.append(s); advance() }
             guard digits(&self) > 0 else { throw fail("a digit in the exponent") }
         }
-        return Double(String(decoding: text, as: UTF8.self)) ?? .infinity
+        return String(decoding: text, as: UTF8.self)
     }
 
     private mutating func readString() throws -> JSONValue {

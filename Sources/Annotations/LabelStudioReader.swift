@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML   // XMLParser on Linux (libxml2)
@@ -26,6 +27,10 @@ struct LabelStudioReader {
     struct VideoTag { var name: String; var valueKey: String?; var frameRate: String? }
 
     mutating func read() -> [Segment] {
+        if let problem = RegularFile.problem(file) {
+            log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
+            return []
+        }
         guard let handle = FileHandle(forReadingAtPath: file) else {
             log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
             return []
@@ -137,8 +142,18 @@ struct LabelStudioReader {
                 guard let s = (range["start"] as? NSNumber)?.doubleValue, let e = (range["end"] as? NSNumber)?.doubleValue else {
                     log.add(.error, .badTime, file: file, line: line, "\(place): a range without start or end frame"); continue
                 }
+                guard InputRange.frames.contains(s), InputRange.frames.contains(e), s == s.rounded(), e == e.rounded() else {
+                    log.add(.error, .badTime, file: file, line: line,
+                            "\(place): frames \(InputRange.wholeText(s)) to \(InputRange.wholeText(e)) are not frame numbers (whole, from 1 to \(InputRange.wholeText(InputRange.frames.upperBound)))")
+                    continue
+                }
                 guard s >= 1, e >= s else {
                     log.add(.error, .startNotBeforeEnd, file: file, line: line, "\(place): frames \(Int(s)) to \(Int(e)) (frames count from 1; the end is included)")
+                    continue
+                }
+                guard InputRange.seconds.contains(e / fps) else {
+                    log.add(.error, .badTime, file: file, line: line,
+                            "\(place): frame \(Int(e)) at \(fps) fps is \(e / fps) s into the clip, beyond any clip (more than \(Int(InputRange.seconds.upperBound)) s)")
                     continue
                 }
                 for raw in labels {
@@ -146,6 +161,11 @@ struct LabelStudioReader {
                     guard !text.isEmpty else { log.add(.error, .emptyLabel, file: file, line: line, "\(place): empty label"); continue }
                     let label = options.labelMap[text] ?? text
                     if label.isEmpty { continue }
+                    // The rule on the class that results, after --label-map, as the ELAN reader applies it.
+                    if let problem = LabelText.problem(label) {
+                        log.add(.error, .badLabel, file: file, line: line, "\(place): \(problem)", hint: "labels are one line of text without control characters")
+                        continue
+                    }
                     var segment = Segment(videoFile: clip.file, videoPath: clip.relative, label: label, start: (s - 1) / fps, end: e / fps,
                                           source: file, line: line)
                     segment.contextGroup = place + ","
@@ -174,7 +194,7 @@ struct LabelStudioReader {
         } else {
             value = Double(declared)
         }
-        guard var fps = value, fps.isFinite, fps > 0 else {
+        guard var fps = value, fps.isFinite, fps > 0, InputRange.frameRate.contains(fps < 1 ? 1 / fps : fps) else {
             log.add(.error, .frameRateUnknown, file: file, line: line, "\(task): frameRate \(Diagnostic.quote(declared)) gives no frame rate",
                     hint: "give --frame-rate N")
             return nil
@@ -209,10 +229,20 @@ struct LabelStudioReader {
 
     /// The `<Video>` tags of a labeling config.
     static func videoTags(_ url: URL) -> [VideoTag]? {
-        guard let parser = XMLParser(contentsOf: url) else { return nil }
+        // Not UTF-8: refused before FoundationXML, which traps on names that are not (see ElanReader).
+        guard let data = try? RegularFile.read(url.path), String(validating: data, as: UTF8.self) != nil else { return nil }
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
         final class Tags: NSObject, XMLParserDelegate {
             var found: [VideoTag] = []
+            /// Elements open; a config cut short ends with some still open (see ElanReader.parse).
+            var depth = 0, closedRoot = false
+            func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+                depth -= 1
+                if depth == 0 { closedRoot = true }
+            }
             func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
+                depth += 1
                 guard name.lowercased() == "video" else { return }
                 let lower = Dictionary(a.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { x, _ in x })
                 let value = lower["value"].map { $0.hasPrefix("$") ? String($0.dropFirst()) : $0 }
@@ -221,7 +251,7 @@ struct LabelStudioReader {
         }
         let tags = Tags()
         parser.delegate = tags
-        guard parser.parse() else { return nil }
+        guard parser.parse(), tags.closedRoot else { return nil }
         return tags.found
     }
 }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// Checks the entries of one annotation file as they are read and turns the good ones into segments.
@@ -44,6 +45,20 @@ struct SegmentBuilder: AnnotationEntrySink {
             log.add(.warning, .unknownColumn, file: file, line: 1, "unknown column \(Diagnostic.quote(name)) is ignored",
                     hint: close.map { "column names are case-sensitive: did you mean '\($0)'?" })
         }
+        // A column read (video, label, start, end) named twice is ambiguous; repeats of others, and empty
+        // names (a spreadsheet's trailing commas), are left to the unknown-column warning.
+        var seen: [String: Int] = [:]
+        for (k, name) in names.enumerated() where columns.all.contains(name) {
+            if let first = seen[name] {
+                log.add(.error, .duplicateColumn, file: file, line: 1, column: k + 1,
+                        "column \(Diagnostic.quote(name)) is named twice (columns \(first + 1) and \(k + 1))",
+                        hint: "rename or remove one: handpose cannot tell which one holds the \(name)")
+                usable = false
+            } else {
+                seen[name] = k
+            }
+        }
+        guard !names.indices.contains(where: { columns.all.contains(names[$0]) && seen[names[$0]] != $0 }) else { return }
         video = names.firstIndex(of: columns.video)
         label = names.firstIndex(of: columns.label)
         start = names.firstIndex(of: columns.start)
@@ -67,6 +82,10 @@ struct SegmentBuilder: AnnotationEntrySink {
         if labelText.isEmpty {
             log.add(.error, .emptyLabel, file: file, line: e.line, column: e.field(labelIndex), "empty label")
             ok = false
+        } else if let problem = LabelText.problem(labelText) {
+            log.add(.error, .badLabel, file: file, line: e.line, column: e.field(labelIndex), problem,
+                    hint: "labels are one line of text without control characters")
+            ok = false
         }
         let startTime = time(e, start, name: columns.start, ok: &ok), endTime = time(e, end, name: columns.end, ok: &ok)
         if let s = startTime, let t = endTime, s >= t {
@@ -88,7 +107,10 @@ struct SegmentBuilder: AnnotationEntrySink {
     /// The time in column `index`, nil when absent; reports what is wrong with it.
     private mutating func time(_ e: RawEntry, _ index: Int?, name: String, ok: inout Bool) -> Double? {
         guard let index, let text = e.values[index], !text.isEmpty else { return nil }
-        guard let t = TimeValue.parse(text) else {
+        // A JSON number is a time as written (1.5e2 too: the JSON reader checked its grammar); CSV keeps
+        // Create ML's forms only.
+        let jsonNumber = !e.csv && text.first.map { $0 == "-" || $0.isASCII && $0.isNumber } == true && text.allSatisfy { $0.isASCII && ($0.isNumber || "-+.eE".contains($0)) }
+        guard let t = TimeValue.parse(text) ?? (jsonNumber ? Double(text) : nil) else {
             log.add(.error, .badTime, file: file, line: e.line, column: e.field(index), "cannot read \(Diagnostic.quote(text)) as a time",
                     hint: "write seconds (3 or 3.14), MM:SS, MM:SS.ff or H:MM:SS")
             ok = false
@@ -97,6 +119,14 @@ struct SegmentBuilder: AnnotationEntrySink {
         if t < 0 {
             log.add(.error, .negativeTime, file: file, line: e.line, column: e.field(index), "\(name) is negative (\(Diagnostic.elided(text)))")
             ok = false
+            return nil
+        }
+        guard t.isFinite, InputRange.seconds.contains(t) else {
+            log.add(.error, .badTime, file: file, line: e.line, column: e.field(index),
+                    "\(name) \(Diagnostic.elided(text)) is beyond any clip (more than \(Int(InputRange.seconds.upperBound)) s, about 116 days)",
+                    hint: "times are seconds from the clip's start: check for a typo or a value in milliseconds")
+            ok = false
+            return nil
         }
         return t
     }

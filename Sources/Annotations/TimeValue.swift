@@ -22,6 +22,7 @@ public enum TimeValue {
 
     /// `MM:SS.ff`-style text for a time, for writing files back.
     public static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)" }
         let minutes = Int(seconds / 60)
         let rest = seconds - Double(minutes) * 60
         return minutes > 0 ? "\(minutes):" + (rest < 10 ? "0" : "") + String(format: "%.3f", rest) : String(format: "%.3f", seconds)

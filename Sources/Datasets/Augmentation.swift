@@ -21,13 +21,21 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
             let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             let value = parts.count > 1 ? Double(parts[1]) : nil
             if parts.count > 1 && value == nil { throw DatasetError.invalid(path: "--augment", reason: "'\(item)' needs a number after '='") }
+            // Each amount within what the augmentation can mean, checked here before any arithmetic uses it.
+            func amount(_ fallback: Double, _ range: ClosedRange<Double>, _ unit: String) throws -> Double {
+                let v = value ?? fallback
+                guard v.isFinite, range.contains(v) else {
+                    throw DatasetError.invalid(path: "--augment", reason: "'\(item)': \(parts[0]) takes \(unit) from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return v
+            }
             switch parts[0] {
             case "flip": return .flip
-            case "rotate": return .rotate(degrees: value ?? 15)
-            case "scale": return .scale(fraction: value ?? 0.1)
-            case "translate": return .translate(fraction: value ?? 0.05)
-            case "drop": return .drop(probability: value ?? 0.1)
-            case "stretch": return .stretch(fraction: value ?? 0.2)
+            case "rotate": return .rotate(degrees: try amount(15, 0...180, "degrees"))
+            case "scale": return .scale(fraction: try amount(0.1, 0...0.9, "a fraction"))
+            case "translate": return .translate(fraction: try amount(0.05, 0...1, "a fraction of the frame"))
+            case "drop": return .drop(probability: try amount(0.1, 0...0.9, "a probability"))
+            case "stretch": return .stretch(fraction: try amount(0.2, 0...0.9, "a fraction"))
             default: throw DatasetError.invalid(path: "--augment", reason: "unknown augmentation '\(parts[0])' (flip, rotate, scale, translate, drop, stretch)")
             }
         }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import KeypointFormats
 import Keypoints
@@ -220,7 +221,7 @@ struct PartData {
         func path(_ name: String) -> URL { folder.appendingPathComponent(name) }
         var records: [ExampleRecord] = []
         let manifestURL = path("manifest.jsonl")
-        guard let text = try? String(contentsOf: manifestURL, encoding: .utf8) else {
+        guard let text = (try? RegularFile.read(manifestURL.path)).flatMap({ String(data: $0, encoding: .utf8) }) else {
             throw DatasetError.unreadable(path: manifestURL.path, reason: "no manifest.jsonl for part \(part)")
         }
         for (n, line) in text.split(separator: "\n").enumerated() {
@@ -241,8 +242,8 @@ struct PartData {
         let n = records.count
         var x: [Float], mask: [Float]
         if fm.fileExists(atPath: path("X.npy").path) {
-            x = try Npy.read(try Data(contentsOf: path("X.npy")), name: path("X.npy").path).values
-            mask = try Npy.read(try Data(contentsOf: path("mask.npy")), name: path("mask.npy").path).values
+            x = try Npy.read(try RegularFile.read(path("X.npy").path), name: path("X.npy").path).values
+            mask = try Npy.read(try RegularFile.read(path("mask.npy").path), name: path("mask.npy").path).values
         } else if fm.fileExists(atPath: path("data.npz").path) {
             let z = try NpzArchive.read(path("data.npz"))
             guard let xs = z["X"], let ms = z["mask"] else { throw DatasetError.invalid(path: path("data.npz").path, reason: "no X or mask") }
@@ -314,8 +315,8 @@ struct PartData {
     }
 
     static func csvRows(_ url: URL) throws -> [[Float]] {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw DatasetError.unreadable(path: url.path, reason: "cannot be read")
+        guard let text = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw DatasetError.unreadable(path: url.path, reason: RegularFile.problem(url.path) ?? "cannot be read")
         }
         return text.split(separator: "\n").map { $0.split(separator: ",").map { Float($0) ?? 0 } }
     }

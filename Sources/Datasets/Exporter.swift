@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -50,7 +51,7 @@ public struct DatasetManifest: Codable, Sendable, Equatable {
     /// The manifest of an export folder, if it has one.
     public static func load(_ folder: URL) throws -> DatasetManifest {
         let url = folder.appendingPathComponent("dataset.json")
-        do { return try JSONDecoder().decode(DatasetManifest.self, from: Data(contentsOf: url)) } catch {
+        do { return try JSONDecoder().decode(DatasetManifest.self, from: RegularFile.read(url.path)) } catch {
             throw DatasetError.unreadable(path: url.path, reason: "\(error)")
         }
     }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -24,7 +25,7 @@ public struct StagedFolder {
                 guard replace else {
                     throw DatasetError.unwritable(path: path, reason: "the folder is not empty; choose a new folder, or add --overwrite to replace an earlier export")
                 }
-                let manifest = (try? Data(contentsOf: self.destination.appendingPathComponent(marker)))
+                let manifest = (try? RegularFile.read(self.destination.appendingPathComponent(marker).path))
                     .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
                 guard let tool = manifest?["tool"] as? [String: Any], tool["name"] as? String == "handpose" else {
                     throw DatasetError.unwritable(path: path, reason: "the folder is not empty and holds no \(marker) written by handpose, so it is not an earlier export; --overwrite replaces only those")

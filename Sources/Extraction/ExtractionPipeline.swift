@@ -23,6 +23,8 @@ public struct ExtractionPipeline {
         /// Keypoints written for the frames before damage in the clip.
         case incomplete(String, frames: Int, reason: String)
         case failed(String, reason: String)
+        /// Its keypoint file could not be read (`reason`) and was moved to `keptAt` before extracting again.
+        case setAside(String, keptAt: String, reason: String)
     }
 
     public var modelsDirectory: URL
@@ -62,9 +64,14 @@ public struct ExtractionPipeline {
     /// The verdict on an input's keypoints in `folder` when `run` would keep them, nil when it would
     /// extract the input (always with `overwrite`).
     func kept(_ item: InputFiles.Item, in folder: KeypointFolder) -> Verdict? {
-        guard !overwrite else { return nil }
-        let verdict = folder.verdict(for: item.url, relative: item.relative, asked: request(still: InputFiles.isStillImage(item.url)))
+        guard let verdict = verdict(item, in: folder) else { return nil }
         return verdict.state.redoneByExtract ? nil : verdict
+    }
+
+    /// The verdict on an input's keypoints, nil with `overwrite` (not asked).
+    func verdict(_ item: InputFiles.Item, in folder: KeypointFolder) -> Verdict? {
+        guard !overwrite else { return nil }
+        return folder.verdict(for: item.url, relative: item.relative, asked: request(still: InputFiles.isStillImage(item.url)))
     }
 
     /// The items `run` would extract into `root` (the others it keeps): what a staging script copies
@@ -114,7 +121,16 @@ public struct ExtractionPipeline {
             while !stop.requested, cannotStart.error == nil, let index = next.take() {
                 let item = items[index]
                 let opts = settings(InputFiles.isStillImage(item.url))
-                if let verdict = kept(item, in: folder) {
+                let verdict = self.verdict(item, in: folder)
+                if let verdict, verdict.state == .unreadable {
+                    // Made again, but never over a file that is only unreadable: it is kept beside, named.
+                    guard let aside = folder.setAside(item.relative) else {
+                        failed(item, "its keypoint file cannot be read (\(verdict.reason ?? "")) and cannot be moved aside to make it again: move or delete it")
+                        continue
+                    }
+                    events(.setAside(item.relative, keptAt: aside.path, reason: verdict.reason ?? ""))
+                }
+                if let verdict, !verdict.state.redoneByExtract {
                     // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
                     FailureRecord.remove(for: item.relative, in: folder)
                     if verdict.state == .incomplete {

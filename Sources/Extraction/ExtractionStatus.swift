@@ -79,7 +79,7 @@ public struct ExtractionStatus {
 
     /// Reads an index written by `writeIndex` (entries by path); an absent or damaged one is empty.
     public static func loadIndex(_ url: URL) -> [String: Entry] {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+        guard let text = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else { return [:] }
         var out: [String: Entry] = [:]
         for line in text.split(separator: "\n") {
             if let e = try? JSONDecoder().decode(Entry.self, from: Data(line.utf8)) { out[e.path] = e }

@@ -191,6 +191,11 @@ public enum KeypointExtraction {
         // A file FFmpeg opens but yields no frame from (text named .png, an empty stream) is not a clip
         // with no hands: it fails like any unreadable file, and no keypoint file claims it was read.
         guard count > 0 else {
+            let info = reader.info
+            // FFmpeg refuses a frame too large to address (an image bomb) without a word: say so, not "damaged".
+            if !VideoReader.decodableSize(width: info.width, height: info.height) {
+                throw VideoError.unreadable(path: url.path, ffmpeg: "its frames are \(info.width)x\(info.height) pixels, larger than FFmpeg decodes: refused for size")
+            }
             throw VideoError.corrupt(path: url.path, frame: 0, time: nil, ffmpeg: "no frame could be decoded")
         }
         let info = reader.info

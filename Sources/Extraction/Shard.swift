@@ -77,7 +77,7 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
 
     /// The shard count recorded in `root`, if any.
     public static func recorded(in root: URL) -> Int? {
-        (try? String(contentsOf: recordURL(in: root), encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        (try? RegularFile.read(recordURL(in: root).path)).flatMap { String(data: $0, encoding: .utf8) }.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// Records this shard count in `root` (a temporary name, then a rename: concurrent tasks write the same).

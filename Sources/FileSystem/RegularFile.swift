@@ -41,6 +41,14 @@ public enum RegularFile {
         return nil
     }
 
+    /// Nil when `path` (after links) is a folder; else what it is instead ("no such folder", "is a
+    /// regular file, not a folder"), for the message of a command given a folder.
+    public static func folderProblem(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return errno == ENOENT ? "no such folder" : String(cString: strerror(errno)) }
+        return st.st_mode & S_IFMT == S_IFDIR ? nil : "is \(kind(st.st_mode)), not a folder"
+    }
+
     /// Throws `Refusal` unless `path` is a regular file.
     public static func check(_ path: String) throws {
         if let reason = problem(path) { throw Refusal(path: path, reason: reason) }

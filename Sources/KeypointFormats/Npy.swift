@@ -106,11 +106,17 @@ extension Npy {
         let shape = try shapeText[shapeText.index(after: open)..<close].split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             .map { guard let n = Int($0), n >= 0 else { throw fail("shape \(shapeText[open...close])") }; return n }
-        let count = shape.reduce(1, *)
+        // The shape is from the file: its product (and the bytes it needs) may overflow an Int.
+        var count = 1
+        for n in shape {
+            let (product, overflow) = count.multipliedReportingOverflow(by: n)
+            guard !overflow, product <= Int(Int32.max) * 64 else { throw fail("shape \(shapeText[open...close]) holds more values than any file") }
+            count = product
+        }
         let body = bytes[(start + headerLength)...]
         func load<T>(_ type: T.Type, _ convert: (T) -> Float) throws -> [Float] {
             let size = MemoryLayout<T>.size
-            guard body.count >= count * size else { throw fail("\(body.count) bytes of data for \(count) values of \(descr)") }
+            guard body.count / size >= count else { throw fail("\(body.count) bytes of data for \(count) values of \(descr)") }
             return body.withUnsafeBytes { raw in (0..<count).map { convert(raw.loadUnaligned(fromByteOffset: $0 * size, as: T.self)) } }
         }
         let values: [Float]

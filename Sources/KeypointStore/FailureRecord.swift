@@ -31,7 +31,7 @@ public struct FailureRecord: Codable, Equatable, Sendable {
     }
 
     public static func load(for relative: String, in folder: KeypointFolder) -> FailureRecord? {
-        guard let data = try? Data(contentsOf: folder.failureURL(for: relative)) else { return nil }
+        guard let data = try? RegularFile.read(folder.failureURL(for: relative).path) else { return nil }
         return try? JSONDecoder().decode(FailureRecord.self, from: data)
     }
 

@@ -19,4 +19,23 @@ public struct KeypointFolder: Sendable {
 
     /// The failure record of the input at `relative` (see `FailureRecord`).
     public func failureURL(for relative: String) -> URL { root.appendingPathComponent(relative + ".failed.json") }
+
+    /// Moves the keypoint file of the input at `relative` aside before it is made again, so that a file
+    /// which stopped reading (a hand edit gone wrong, a cut copy) is never lost to the new one: it becomes
+    /// `<name>.unreadable` (`.unreadable-2`, ... when that is taken) beside it. Returns where it went; nil
+    /// when there was no file or it could not be moved (the caller then must not replace it).
+    public func setAside(_ relative: String) -> URL? {
+        let url = keypointURL(for: relative)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        for n in 1...1000 {
+            let aside = URL(fileURLWithPath: url.path + (n == 1 ? ".unreadable" : ".unreadable-\(n)"))
+            if FileManager.default.fileExists(atPath: aside.path) { continue }
+            // link then unlink: never replaces a file that appeared under the new name meanwhile. File systems
+            // without hard links (some network and FUSE mounts) get a rename to the name just found free.
+            if link(url.path, aside.path) == 0 { unlink(url.path); return aside }
+            if errno == EEXIST { continue }
+            return rename(url.path, aside.path) == 0 ? aside : nil
+        }
+        return nil
+    }
 }

@@ -142,7 +142,9 @@ public struct KeypointFile: Codable, Sendable {
     /// Reads and checks a keypoint file: every hand must have 21 finite landmarks (see `check`).
     public static func load(_ url: URL) throws -> KeypointFile {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
+        do { data = try RegularFile.read(url.path) } catch let refusal as RegularFile.Refusal {
+            throw KeypointError.unreadable(path: url.path, reason: refusal.reason)
+        } catch {
             throw KeypointError.unreadable(path: url.path, reason: "\(describe(error))")
         }
         return try decode(data, path: url.path)
@@ -161,7 +163,16 @@ public struct KeypointFile: Codable, Sendable {
         } catch let e as KeypointError {
             throw e
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw KeypointError.invalid(path: url.path, reason: "not valid JSON: \(ctx.debugDescription)")
+            // JSONDecoder says only "The given data was not valid JSON." for a missing bracket and for a
+            // number no Double holds (1e400, valid JSON) alike; JSONSerialization, run on failure only, says which.
+            var detail = ctx.debugDescription
+            if ctx.codingPath.isEmpty {
+                do { _ = try JSONSerialization.jsonObject(with: data) } catch {
+                    if let d = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String { detail = d }
+                }
+            }
+            let what = detail.contains("not representable") ? "a number out of range" : "not valid JSON"
+            throw KeypointError.invalid(path: url.path, reason: "\(what): \(detail.hasSuffix(".") ? String(detail.dropLast()) : detail)" + (ctx.codingPath.isEmpty ? "" : " at \(Self.path(ctx.codingPath))"))
         } catch let DecodingError.keyNotFound(key, ctx) {
             throw KeypointError.invalid(path: url.path, reason: "missing '\(key.stringValue)' at \(Self.path(ctx.codingPath))")
         } catch let DecodingError.valueNotFound(_, ctx) {
@@ -181,13 +192,32 @@ public struct KeypointFile: Codable, Sendable {
     /// landmarks likewise when present), handedness and presence in 0...1, frame times finite and
     /// increasing, frame indices increasing. Throws `KeypointError.invalidHand` or `.invalidFrame`.
     public func check(path: String) throws {
-        guard video.width > 0, video.height > 0 else {
-            throw KeypointError.invalid(path: path, reason: "video size \(video.width)x\(video.height) is not positive")
+        guard InputRange.pixels.contains(Double(video.width)), InputRange.pixels.contains(Double(video.height)) else {
+            throw KeypointError.invalid(path: path, reason: "video size \(video.width)x\(video.height) is not a frame size (1 to \(Int(InputRange.pixels.upperBound)) pixels a side)")
         }
+        if let fps = video.fps, !(fps.isFinite && fps >= 0 && fps <= InputRange.frameRate.upperBound) {
+            throw KeypointError.invalid(path: path, reason: "video.fps \(fps) is not a frame rate (0, unknown, to \(InputRange.frameRate.upperBound))")
+        }
+        guard video.frames == frames.count else {
+            throw KeypointError.invalid(path: path, reason: "video.frames says \(video.frames) frames but the file holds \(frames.count): it was cut short or edited")
+        }
+        // Every clip and image has a frame; a file of none covers nothing (a clip that could not be decoded
+        // has a failure record instead, and a damaged one the frames before the damage).
+        guard !frames.isEmpty else {
+            throw KeypointError.invalid(path: path, reason: "it holds no frames, so it covers none of its input's: extract it again")
+        }
+        /// Landmarks in their documented ranges (`InputRange`): finite is not plausible, 1e30 is no coordinate.
+        func rows(_ rows: [[Float]], _ range: ClosedRange<Double>) -> Int? {
+            rows.firstIndex { $0.count != 3 || !$0.allSatisfy { $0.isFinite && range.contains(Double($0)) } }
+        }
+        let image = InputRange.normalizedCoordinate, world = InputRange.worldCoordinate
+        let expectImage = "3 numbers within \(image.lowerBound)...\(image.upperBound) (image-normalised)"
+        let expectWorld = "3 numbers within \(world.lowerBound)...\(world.upperBound) (metres)"
         var previous: Frame?
         for (position, frame) in frames.enumerated() {
-            guard frame.t.isFinite, frame.i >= 0 else {
-                throw KeypointError.invalidFrame(path: path, frame: position, reason: "index \(frame.i) or time \(frame.t) is not valid")
+            // Times may be a little negative (a container's edit list can start a clip before 0).
+            guard frame.t.isFinite, InputRange.seconds.contains(abs(frame.t)), InputRange.frames.contains(Double(frame.i)) else {
+                throw KeypointError.invalidFrame(path: path, frame: position, reason: "index \(frame.i) or time \(frame.t) is not valid (a frame from 0, a time within ±\(Int(InputRange.seconds.upperBound)) s)")
             }
             if let p = previous, frame.i <= p.i || frame.t <= p.t {
                 throw KeypointError.invalidFrame(path: path, frame: position,
@@ -197,13 +227,13 @@ public struct KeypointFile: Codable, Sendable {
             for (h, hand) in frame.hands.enumerated() {
                 func fail(_ reason: String) -> KeypointError { .invalidHand(path: path, frame: frame.i, hand: h, reason: reason) }
                 guard hand.landmarks.count == Joint.count else { throw fail("\(hand.landmarks.count) landmarks, expected \(Joint.count)") }
-                if let bad = hand.landmarks.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
-                    throw fail("landmark \(bad) is \(hand.landmarks[bad].prefix(4)), expected 3 finite numbers")
+                if let bad = rows(hand.landmarks, image) {
+                    throw fail("landmark \(bad) is \(hand.landmarks[bad].prefix(4)), expected \(expectImage)")
                 }
                 if let world = hand.world {
                     guard world.count == Joint.count else { throw fail("\(world.count) world landmarks, expected \(Joint.count)") }
-                    if let bad = world.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
-                        throw fail("world landmark \(bad) is \(world[bad].prefix(4)), expected 3 finite numbers")
+                    if let bad = rows(world, InputRange.worldCoordinate) {
+                        throw fail("world landmark \(bad) is \(world[bad].prefix(4)), expected \(expectWorld)")
                     }
                 }
                 guard (0...1).contains(hand.handedness) else { throw fail("handedness \(hand.handedness) is outside 0...1") }
@@ -215,11 +245,11 @@ public struct KeypointFile: Codable, Sendable {
             for (b, body) in (frame.bodies ?? []).enumerated() {
                 func fail(_ reason: String) -> KeypointError { .invalidFrame(path: path, frame: position, reason: "body \(b): \(reason)") }
                 guard body.landmarks.count == BodyJoint.count else { throw fail("\(body.landmarks.count) landmarks, expected \(BodyJoint.count)") }
-                if let bad = body.landmarks.firstIndex(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
-                    throw fail("landmark \(bad) is \(body.landmarks[bad].prefix(4)), expected 3 finite numbers")
+                if let bad = rows(body.landmarks, image) {
+                    throw fail("landmark \(bad) is \(body.landmarks[bad].prefix(4)), expected \(expectImage)")
                 }
-                if let world = body.world, world.count != BodyJoint.count || world.contains(where: { $0.count != 3 || !$0.allSatisfy(\.isFinite) }) {
-                    throw fail("world landmarks are not \(BodyJoint.count) rows of 3 finite numbers")
+                if let world = body.world, world.count != BodyJoint.count || rows(world, InputRange.worldCoordinate) != nil {
+                    throw fail("world landmarks are not \(BodyJoint.count) rows of \(expectWorld)")
                 }
                 guard body.visibility.count == BodyJoint.count, body.presence.count == BodyJoint.count,
                       (body.visibility + body.presence).allSatisfy({ (0...1).contains($0) }) else {

@@ -17,8 +17,10 @@ public struct Canvas {
 
     /// Blends `color` with `coverage(x, y)` (0...1) over the box `x0...x1, y0...y1`.
     mutating func shade(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, color: SIMD3<Float>, coverage: (SIMD2<Float>) -> Float) {
-        let xs = max(0, Int(x0.rounded(.down)) - 1), xe = min(width - 1, Int(x1.rounded(.up)) + 1)
-        let ys = max(0, Int(y0.rounded(.down)) - 1), ye = min(height - 1, Int(y1.rounded(.up)) + 1)
+        // Clamped to the canvas before converting: a point far outside it (or NaN) draws nothing, never traps.
+        func pixel(_ v: Float, _ limit: Int) -> Int { v.isNaN ? -2 : Int(min(max(v, -2), Float(limit + 2))) }
+        let xs = max(0, pixel(x0.rounded(.down), width) - 1), xe = min(width - 1, pixel(x1.rounded(.up), width) + 1)
+        let ys = max(0, pixel(y0.rounded(.down), height) - 1), ye = min(height - 1, pixel(y1.rounded(.up), height) + 1)
         guard xs <= xe, ys <= ye else { return }
         for y in ys...ye {
             for x in xs...xe {

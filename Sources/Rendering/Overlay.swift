@@ -47,7 +47,7 @@ public enum Overlay {
                 for (a, b) in Joint.bones { canvas.line(pts[a], pts[b], width: line, color: color) }
                 for p in pts { canvas.disc(p, radius: line * 1.4, color: SIMD3(255, 255, 255)) }
                 let label = (hand.chirality == .left ? "L " : "R ") + String(format: "%.2f", hand.presence ?? hand.handedness)
-                canvas.text(label, x: Int(pts[0].x) + 6, y: Int(pts[0].y) + 6, scale: max(1, frame.height / 360), color: color)
+                canvas.text(label, x: Int(min(max(pts[0].x, -1e6), 1e6)) + 6, y: Int(min(max(pts[0].y, -1e6), 1e6)) + 6, scale: max(1, frame.height / 360), color: color)
             }
         }
         let t = files.first.flatMap { index < $0.frames.count ? $0.frames[index].t : nil } ?? 0

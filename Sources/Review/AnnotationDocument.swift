@@ -6,7 +6,9 @@ import Foundation
 /// The annotation file under review: its segments as the page shows them, a version (the SHA-256 of
 /// its bytes) that a save must name, and saves that write it in its own format, atomically, with the
 /// previous version kept beside it (`FILE.bak`). An actor, so saves run one at a time: of two saves
-/// naming one version, the first is written and the second finds the file changed.
+/// naming one version, the first is written and the second finds the file changed. The file is read
+/// only while it is a regular file (a FIFO put in its place would hold the actor, and every request
+/// after, forever); the saved file and its backup keep its owner, group and permissions.
 public actor AnnotationDocument {
     public let file: URL
     public let format: AnnotationFormat
@@ -63,17 +65,8 @@ public actor AnnotationDocument {
         public var segments: [Row]
         public var diagnostics: [Finding]
     }
-    /// What the page sends to save: the version it loaded and the whole list of segments.
-    public struct Edit: Decodable, Sendable {
-        public struct Segment: Decodable, Sendable {
-            public var video: String
-            public var label: String
-            public var start: Double?
-            public var end: Double?
-        }
-        public var version: String
-        public var segments: [Segment]
-    }
+    /// What the page sends to save (`SaveRequest`, decoded and checked there).
+    public typealias Edit = SaveRequest
     public struct Saved: Codable, Sendable {
         public var version: String
         public var backup: String
@@ -90,33 +83,64 @@ public actor AnnotationDocument {
         case unwritable(String)
     }
 
+    /// Why the annotation file cannot be read now (moved away, replaced by a FIFO, unreadable).
+    public struct Unreadable: Error, CustomStringConvertible {
+        public enum Kind: Sendable { case missing, notRegular, other }
+        public var kind: Kind
+        public var description: String
+    }
+
     /// `validate`'s findings on the file at one version: it opens every clip, so it runs once a version.
     private var checked: (version: String, findings: [Finding])?
 
     /// The file as it is on disk now, with `validate`'s findings.
     public func state() throws -> State {
-        let bytes = try Data(contentsOf: file)
-        let version = Self.version(bytes)
-        let (set, readOnly) = load()
+        let version = Self.version(try bytes())
+        let (set, readOnly) = try load()
         if checked?.version != version {
             var all = set
             Validator().check(&all)
-            checked = (version, all.diagnostics.map(Self.finding))
+            checked = (version, all.diagnostics.map(finding))
         }
         return State(file: file.path, format: format.rawValue, version: version, editable: readOnly == nil,
                      readOnlyReason: readOnly, segments: set.segments.map(row), diagnostics: checked?.findings ?? [])
     }
 
     /// The segments as the list needs them (no clip opened).
-    public func rows() -> [Row] { load().0.segments.map(row) }
+    public func rows() throws -> [Row] { try load().0.segments.map(row) }
+
+    /// Throws `Unreadable` unless the file is a regular file now: asked before any reader gets its path.
+    func readable() throws {
+        guard let why = RegularFile.problem(file.path) else { return }
+        var st = stat()
+        if stat(file.path, &st) != 0 {
+            if errno == ENOENT {
+                throw Unreadable(kind: .missing, description: "the annotation file \(file.path) is gone (moved or deleted since review started): " +
+                                 "put it back and reload, or start review again with --annotations naming where it is now")
+            }
+        } else if st.st_mode & S_IFMT != S_IFREG {
+            throw Unreadable(kind: .notRegular, description: "the annotation file \(file.path) is \(RegularFile.kind(st.st_mode)) now, not a regular file: " +
+                             "it is not read (reading it could wait forever); put the annotation file back in its place, then reload")
+        }
+        throw Unreadable(kind: .other, description: "the annotation file \(file.path) cannot be read (\(why)); make it readable, then reload")
+    }
+
+    /// The file's bytes, read without ever waiting on a special file.
+    func bytes() throws -> Data {
+        try readable()
+        do { return try RegularFile.read(file.path) } catch let refusal as RegularFile.Refusal {
+            // Replaced between the check and the opening: said as the check says it.
+            try readable()
+            throw Unreadable(kind: .other, description: "the annotation file \(refusal)")
+        }
+    }
 
     /// Writes `edit` if the file is still at `edit.version`.
     public func save(_ edit: Edit) throws -> Saved {
-        let current: Data
-        do { current = try Data(contentsOf: file) } catch { throw SaveError.unwritable("\(file.path) cannot be read: \(error.localizedDescription)") }
+        let current = try bytes()
         let now = Self.version(current)
         guard now == edit.version else { throw SaveError.conflict(current: now) }
-        let (set, readOnly) = load()
+        let (set, readOnly) = try load()
         if let readOnly { throw SaveError.readOnly(readOnly) }
         let segments = try segments(edit.segments, written: Set(set.segments.map(\.videoPath)))
         let data: Data
@@ -126,22 +150,24 @@ public actor AnnotationDocument {
         case .elan: data = try elan(segments, into: current)
         case .labelStudio: throw SaveError.readOnly(Self.readOnlyLabelStudio)
         }
-        // The new file is written beside the old under a hidden name of the same extension and read back
-        // by the reader every command uses: what it cannot read, or reads otherwise than the page sent,
-        // is not saved. Then it replaces the file by a rename, with the file's permissions.
+        // The new file is written beside the old under a hidden name of the same extension, with the
+        // file's owner, group and permissions, and read back by the reader every command uses: what it
+        // cannot read, or reads otherwise than the page sent, is not saved. Then it replaces the file by
+        // a rename; the old bytes go to FILE.bak the same way, so the backup is no more readable than the file.
+        var original = stat()
+        guard stat(file.path, &original) == 0 else { try readable(); throw SaveError.unwritable("\(file.path) cannot be examined (\(Self.reason(errno)))") }
         let candidate = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.deletingPathExtension().lastPathComponent).review-\(UUID().uuidString.prefix(8)).\(file.pathExtension)")
-        defer { try? FileManager.default.removeItem(at: candidate) }
-        do { try data.write(to: candidate) } catch { throw SaveError.unwritable("\(candidate.path): \(error.localizedDescription)") }
-        try verify(candidate, holds: segments, previous: current)
+        defer { unlink(candidate.path) }
+        try write(data, to: candidate, like: original)
+        try verify(candidate, holds: segments, previous: current, like: original)
         // Changed on disk while this save was made: not overwritten either.
-        guard (try? Data(contentsOf: file)).map(Self.version) == now else { throw SaveError.conflict(current: (try? Data(contentsOf: file)).map(Self.version) ?? "") }
-        let backup = URL(fileURLWithPath: file.path + ".bak")
+        let latest = try bytes()
+        guard Self.version(latest) == now else { throw SaveError.conflict(current: Self.version(latest)) }
+        let backup = URL(fileURLWithPath: file.path + ".bak"), backupTemporary = AtomicFile.temporaryURL(for: backup)
+        try write(current, to: backupTemporary, like: original)
         do {
-            if let mode = try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: candidate.path)
-            }
-            try AtomicFile.write(current, to: backup)
+            try AtomicFile.commit(backupTemporary, to: backup)
             try AtomicFile.commit(candidate, to: file)
         } catch {
             throw SaveError.unwritable("\(error)")
@@ -149,18 +175,97 @@ public actor AnnotationDocument {
         return Saved(version: Self.version(data), backup: backup.path, diagnostics: try state().diagnostics)
     }
 
+    /// Writes `data` to `url`, a new name in the file's folder, owned and permitted as `original`: set
+    /// on the open file, before anything can read it under its name, and refused when this process
+    /// cannot give it that owner (a save must not turn another user's file into this user's).
+    func write(_ data: Data, to url: URL, like original: stat) throws {
+        // A file left there (a crash, or a link planted) is replaced, never written through.
+        unlink(url.path)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SaveError.unwritable("\(url.path) cannot be created (\(Self.reason(errno))): nothing was saved") }
+        var written = false
+        defer {
+            close(fd)
+            if !written { unlink(url.path) }
+        }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                done += n
+            }
+        }
+        guard failure == 0 else { throw SaveError.unwritable("\(url.path) cannot be written (\(Self.reason(failure))): nothing was saved") }
+        if fchown(fd, original.st_uid, original.st_gid) != 0 {
+            throw SaveError.readOnly("\(file.path) belongs to user \(original.st_uid), group \(original.st_gid), and this server (user \(geteuid())) " +
+                                     "cannot give a new file that owner (\(Self.reason(errno))): nothing was saved; run review as the file's owner to edit it")
+        }
+        guard fchmod(fd, original.st_mode & 0o7777) == 0, fsync(fd) == 0 else {
+            throw SaveError.unwritable("\(url.path) cannot be written (\(Self.reason(errno))): nothing was saved")
+        }
+        written = true
+    }
+
+    /// Why this server cannot save the file keeping what it is (its permissions, its owner), or nil.
+    /// Root passes `access`'s permission checks, so for root a file or folder no one may write (no
+    /// write bit at all) is taken as meant to stay as it is.
+    func unwritable() -> String? {
+        let folder = file.deletingLastPathComponent().path
+        var st = stat(), dir = stat()
+        guard stat(file.path, &st) == 0, stat(folder, &dir) == 0 else { return nil }
+        let root = geteuid() == 0
+        let mode = { (m: mode_t) in String(m & 0o7777, radix: 8) }
+        if access(file.path, W_OK) != 0 || (root && st.st_mode & 0o222 == 0) {
+            let why = access(file.path, W_OK) != 0 ? Self.reason(errno) : "no write permission for anyone"
+            return "\(file.path) is read-only (mode \(mode(st.st_mode)), \(why)): a save would replace it; make it writable (chmod u+w), then reload"
+        }
+        if access(folder, W_OK) != 0 || (root && dir.st_mode & 0o222 == 0) {
+            let why = access(folder, W_OK) != 0 ? Self.reason(errno) : "no write permission for anyone"
+            return "its folder \(folder) is read-only (mode \(mode(dir.st_mode)), \(why)): a save writes the new file and FILE.bak there; " +
+                "make the folder writable, then reload"
+        }
+        if !root && st.st_uid != geteuid() {
+            return "\(file.path) belongs to user \(st.st_uid) and this server runs as user \(geteuid()): a saved file would change owner; run review as its owner to edit it"
+        }
+        if !root && !Self.inGroup(st.st_gid) {
+            return "\(file.path) belongs to group \(st.st_gid), which this server's user is not in: a saved file would change group; run review as a member to edit it"
+        }
+        return nil
+    }
+
+    static func inGroup(_ gid: gid_t) -> Bool {
+        if getegid() == gid { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let got = getgroups(count, &groups)
+        return got > 0 && groups.prefix(Int(got)).contains(gid)
+    }
+
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
     /// Reads `candidate` back: no errors, the segments sent (times to the millisecond), and for ELAN
     /// every other tier as it was in `previous`.
-    func verify(_ candidate: URL, holds sent: [Segment], previous: Data) throws {
+    func verify(_ candidate: URL, holds sent: [Segment], previous: Data, like original: stat) throws {
         var o = options
+        try readable()
         if format == .elan, case .success(let target) = AnnotationSource.elanEditTarget(file, options: options) { o.tiers = [target.tier] }
+        if let why = RegularFile.problem(candidate.path) { throw SaveError.unwritable("\(candidate.path) \(why): nothing was saved") }
         let back = AnnotationSource.load(annotationFile: candidate, options: o)
         if !back.errors.isEmpty { throw SaveError.invalid(back.errors.map { Self.finding($0, file: candidate) }) }
-        // Times in whole milliseconds, as ELAN keeps them; an ELAN file names its clip its own way and
-        // keeps its annotations in time order.
-        func key(_ s: Segment) -> [String] {
-            [format == .elan ? "" : s.videoPath, s.label, s.start.map { "\(Int64(($0 * 1000).rounded()))" } ?? "-", s.end.map { "\(Int64(($0 * 1000).rounded()))" } ?? "-"]
+        // Times in whole milliseconds, as ELAN keeps them (a time out of range, which a save refuses,
+        // compared as written); an ELAN file names its clip its own way and keeps its annotations in time order.
+        func ms(_ t: Double?) -> String {
+            guard let t else { return "-" }
+            return InputRange.milliseconds(t).map { "\($0)" } ?? "\(t)"
         }
+        func key(_ s: Segment) -> [String] { [format == .elan ? "" : s.videoPath, s.label, ms(s.start), ms(s.end)] }
         var got = back.segments.map(key), want = sent.map(key)
         if format == .elan {
             got.sort { ($0[2].count, $0[2], $0[3].count, $0[3], $0[1]) < ($1[2].count, $1[2], $1[3].count, $1[3], $1[1]) }
@@ -179,8 +284,9 @@ public actor AnnotationDocument {
                 .map { [$0.contextGroup ?? "", $0.contextItem ?? ""] + key($0) }
         }
         let previousFile = candidate.deletingLastPathComponent().appendingPathComponent("." + candidate.lastPathComponent + ".previous.eaf")
-        defer { try? FileManager.default.removeItem(at: previousFile) }
-        try? previous.write(to: previousFile)
+        defer { unlink(previousFile.path) }
+        // The old bytes, as private as the file they came from.
+        try write(previous, to: previousFile, like: original)
         guard others(previousFile) == others(candidate) else {
             throw SaveError.invalid([Finding(severity: "error", message: "writing tier \(Diagnostic.quote(target)) would change other tiers of this file; nothing was saved", line: nil)])
         }
@@ -189,6 +295,7 @@ public actor AnnotationDocument {
     /// The ELAN file `current` with its tier's annotations replaced by `segments` (all of its one clip,
     /// each with a start and an end), everything else in it kept.
     func elan(_ segments: [Segment], into current: Data) throws -> Data {
+        try readable()
         let target: ElanTierEdit.Target
         switch AnnotationSource.elanEditTarget(file, options: options) {
         case .success(let t): target = t
@@ -207,8 +314,15 @@ public actor AnnotationDocument {
                 problems.append(Finding(severity: "error", message: "segment \(k + 1): an ELAN annotation needs a start and an end", line: nil))
                 continue
             }
-            annotations.append(ElanTierEdit.Annotation(value: s.label, start: Int64((start * 1000).rounded()) - target.origin,
-                                                       end: Int64((end * 1000).rounded()) - target.origin))
+            // Times were checked against InputRange.seconds (`segments`), and the reader keeps the origin in
+            // it too; an overflow is refused all the same rather than trapped on.
+            guard let a = InputRange.milliseconds(start), let b = InputRange.milliseconds(end),
+                  case let (startMs, false) = a.subtractingReportingOverflow(target.origin),
+                  case let (endMs, false) = b.subtractingReportingOverflow(target.origin) else {
+                problems.append(Finding(severity: "error", message: "segment \(k + 1): its times are out of range for this ELAN file (time origin \(target.origin) ms)", line: nil))
+                continue
+            }
+            annotations.append(ElanTierEdit.Annotation(value: s.label, start: startMs, end: endMs))
         }
         if !problems.isEmpty { throw SaveError.invalid(problems) }
         guard let text = String(validating: current, as: UTF8.self) else {
@@ -222,7 +336,8 @@ public actor AnnotationDocument {
     }
 
     /// The file's segments, and why it must not be saved from the page (nil: it may be).
-    func load() -> (AnnotationSet, String?) {
+    func load() throws -> (AnnotationSet, String?) {
+        try readable()
         let set = AnnotationSource.load(annotationFile: file, options: options)
         if format == .labelStudio { return (set, Self.readOnlyLabelStudio) }
         if !options.labelMap.isEmpty {
@@ -232,12 +347,14 @@ public actor AnnotationDocument {
         if let e = set.errors.first {
             return (set, "the file has \(format == .elan ? "annotations" : "rows") handpose cannot read (\(e.location): \(e.message)); fix them in the file, then reload")
         }
+        if let why = unwritable() { return (set, why) }
         if format == .elan {
+            try readable()
             switch AnnotationSource.elanEditTarget(file, options: options) {
             case .failure(let why): return (set, "this ELAN file is shown, not saved: \(why)")
             case .success(let target):
                 // What a save would refuse is said now: the tier rewritten with nothing, as a trial.
-                guard let text = (try? Data(contentsOf: file)).flatMap({ String(validating: $0, as: UTF8.self) }) else {
+                guard let text = String(validating: try bytes(), as: UTF8.self) else {
                     return (set, "this ELAN file is not UTF-8 text; handpose saves ELAN files as UTF-8 only")
                 }
                 do { _ = try ElanTierEdit.replacing(tier: target.tier, in: text, with: []) } catch {
@@ -257,19 +374,11 @@ public actor AnnotationDocument {
         var problems: [Finding] = []
         var out: [Segment] = []
         let base = ReviewFolder(file.deletingLastPathComponent())
+        // The rules of the request itself (labels, times), again here for callers that built an Edit in code.
+        problems += SaveRequest(version: "", segments: rows).problems().map { Finding(severity: "error", message: $0, line: nil) }
         for (k, r) in rows.enumerated() {
             let at = "segment \(k + 1)"
-            let label = r.label.trimmingCharacters(in: .whitespacesAndNewlines)
-            if label.isEmpty { problems.append(Finding(severity: "error", message: "\(at): empty label", line: nil)) }
-            if label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0xFFFE || $0.value == 0xFFFF }) {
-                problems.append(Finding(severity: "error", message: "\(at): the label holds a control character", line: nil))
-            }
-            for (name, t) in [("start", r.start), ("end", r.end)] {
-                if let t, !(t.isFinite && t >= 0) { problems.append(Finding(severity: "error", message: "\(at): \(name) \(t) is not a time", line: nil)) }
-            }
-            if let s = r.start, let e = r.end, !(s < e) {
-                problems.append(Finding(severity: "error", message: "\(at): start \(s) is not before end \(e)", line: nil))
-            }
+            let label = r.label
             var video = r.video
             if !written.contains(video) {
                 // A clip the file does not name yet: its path under the root, as the file's folder reaches it.
@@ -286,12 +395,24 @@ public actor AnnotationDocument {
         return out
     }
 
+    /// Why `t` seconds from a request is no time in a clip, or nil; the same words whether JSON could
+    /// hold the number (9.3e15) or not (1e400, see `ReviewServer`).
+
     func row(_ s: Segment) -> Row {
         Row(video: s.videoPath, clip: clips.relative(s.videoFile), label: s.label, start: s.start, end: s.end)
     }
 
-    static func finding(_ d: Diagnostic) -> Finding {
-        Finding(severity: d.severity.rawValue, message: d.message + (d.hint.map { " (\($0))" } ?? ""), line: d.line)
+    func finding(_ d: Diagnostic) -> Finding {
+        Finding(severity: d.severity.rawValue, message: d.message + (hint(d).map { " (\($0))" } ?? ""), line: d.line)
+    }
+
+    /// `d`'s hint, said for review: the checks' hint for a clip not found names `--root`, which
+    /// `validate` and `export` take but review does not (review finds a file's clips from its folder).
+    func hint(_ d: Diagnostic) -> String? {
+        guard let h = d.hint, h.contains("--root") else { return d.hint }
+        return "review finds the file's clips from its own folder, \(file.deletingLastPathComponent().path); write the paths from there, " +
+            "or keep the file in ROOT (\(clips.url.path)) with paths from ROOT" +
+            (format == .elan || format == .labelStudio ? "; --media-root names where clips are looked for by file name" : "")
     }
 
     /// A finding on the file a save would write, said as such.

@@ -1,5 +1,6 @@
 import Datasets
 import Extraction
+import FileSystem
 import Foundation
 import KeypointStore
 import Keypoints
@@ -7,14 +8,23 @@ import VideoIO
 
 /// The clips under the root and what their keypoint files say: the list's figures (those `report`
 /// computes) and each clip's hands per frame, as the page draws them. Keypoint files are read once and
-/// read again only when they change on disk (`handpose extract` run beside the page).
+/// read again only when they change on disk (`handpose extract` run beside the page). A keypoint file
+/// is reached as a clip is, through `ReviewFolder`: a symbolic link out of the keypoint folder, or a FIFO
+/// in it, is refused, never read.
 public actor ClipCatalog {
     public let clips: ReviewFolder
     public let keypoints: KeypointFolder
+    let keypointFolder: ReviewFolder
 
     public init(clips: ReviewFolder, keypoints: URL) {
         self.clips = clips
         self.keypoints = KeypointFolder(keypoints)
+        keypointFolder = ReviewFolder(keypoints)
+    }
+
+    /// A keypoint file that is there but cannot be read as one (not JSON, wrong schema, a value out of range).
+    public struct Unreadable: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// One row of the list.
@@ -86,9 +96,32 @@ public actor ClipCatalog {
         public var frames: [Frame]
     }
 
-    /// Each clip's figures, with the size and modification time of the keypoint file they came from
-    /// (the files themselves are not kept: a dataset's would not fit).
-    private var figures: [String: (stamp: [Int], clip: Clip)] = [:]
+    /// What says a keypoint file is the one read before: its size, modification time and inode, as
+    /// the file system gives them (compared, never converted).
+    struct Stamp: Equatable {
+        var size: off_t, modified: timespec, inode: ino_t
+        static func == (a: Stamp, b: Stamp) -> Bool {
+            a.size == b.size && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec && a.inode == b.inode
+        }
+    }
+
+    /// Each clip's figures, with the stamp of the keypoint file they came from (the files themselves
+    /// are not kept: a dataset's would not fit).
+    private var figures: [String: (stamp: Stamp, clip: Clip)] = [:]
+
+    /// The keypoint file of the clip at `relative`, inside the keypoint folder; nil when it has none.
+    /// Throws `ReviewFolder.Refusal` for one that leads out of the folder or is no regular file.
+    func keypointFile(for relative: String) throws -> URL? {
+        guard let inside = keypointFolder.relative(keypoints.keypointURL(for: relative).path) else { return nil }
+        do { return try keypointFolder.file(inside) } catch ReviewFolder.Refusal.missing { return nil }
+    }
+
+    /// The keypoint file at `url` read (through `RegularFile`, so never waiting on a FIFO put there since).
+    func load(_ url: URL) throws -> KeypointFile {
+        do { return try KeypointFile.decode(try RegularFile.read(url.path), path: url.path) } catch {
+            throw Unreadable(description: "\(error)")
+        }
+    }
 
     /// Every clip and image under the root, by path, with the annotation labels and segment counts given.
     /// Clips reached through a symbolic link that leads out of the root are not served, so not listed.
@@ -105,11 +138,13 @@ public actor ClipCatalog {
 
     /// The list's figures of a clip from its keypoint file (`report`'s), read again when the file changed.
     func figuresOf(_ relative: String) -> Clip? {
-        let url = keypoints.keypointURL(for: relative)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-        let stamp = [(attributes[.size] as? Int) ?? -1, Int(((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) * 1e6)]
+        // A keypoint file out of the folder or no regular file is not read: the clip is listed without keypoints.
+        guard let url = try? keypointFile(for: relative) else { return nil }
+        var st = stat()
+        guard stat(url.path, &st) == 0 else { return nil }
+        let stamp = Stamp(size: st.st_size, modified: st.st_mtim, inode: st.st_ino)
         if let known = figures[relative], known.stamp == stamp { return known.clip }
-        guard let file = try? KeypointFile.load(url) else { return nil }
+        guard let file = try? load(url) else { return nil }
         let row = DatasetReport.clipRow(file, source: relative)
         let c = Clip(path: relative, kind: "", labels: [], segments: 0, keypoints: true, frames: row.frames, fps: file.video.fps,
                      duration: Self.duration(file), framesWithHand: row.framesWithHand, detectionRate: row.detectionRate,
@@ -119,10 +154,11 @@ public actor ClipCatalog {
     }
 
     /// The hands of the clip at `relative` (which must name a file under the root), or nil when it
-    /// has no keypoint file.
+    /// has no keypoint file. Throws `ReviewFolder.Refusal` (a path refused) or `Unreadable`.
     public func hands(_ relative: String) throws -> Hands? {
         _ = try clips.file(relative)
-        guard let file = try? KeypointFile.load(keypoints.keypointURL(for: relative)) else { return nil }
+        guard let url = try keypointFile(for: relative) else { return nil }
+        let file = try load(url)
         return Hands(clip: relative, width: file.video.width, height: file.video.height, fps: file.video.fps,
                      bones: Joint.bones.map { [$0.0, $0.1] },
                      bodyBones: file.frames.contains { $0.bodies != nil } ? BodyJoint.bones.map { [$0.0, $0.1] } : nil,

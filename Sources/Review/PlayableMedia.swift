@@ -1,13 +1,17 @@
+import FileSystem
 import Foundation
 import VideoIO
 
 /// What the browser is sent for a clip: the file itself when a browser plays it (MP4 or WebM holding
 /// H.264, VP8, VP9 or AV1 in 4:2:0, and still images), otherwise an H.264 MP4 made from it once through
 /// FFmpeg and kept in the keypoint folder's `.review-cache`, made again when the clip changes. Frames
-/// keep their times, so the transcode plays on the keypoint file's clock.
+/// keep their times, so the transcode plays on the keypoint file's clock. A transcode is served as
+/// everything in the keypoint folder is, through `ReviewFolder`: not through a link out of the folder.
 public actor PlayableMedia {
-    let cache: URL
-    public init(cache: URL) { self.cache = cache.standardizedFileURL }
+    let keypoints: ReviewFolder
+    static let cacheName = ".review-cache"
+    var cache: URL { keypoints.url.appendingPathComponent(Self.cacheName) }
+    public init(keypoints: URL) { self.keypoints = ReviewFolder(keypoints) }
 
     static let playableContainers: Set<String> = ["mp4", "m4v", "webm"]
     static let playableCodecs: Set<String> = ["h264", "vp8", "vp9", "av1"]
@@ -32,11 +36,19 @@ public actor PlayableMedia {
         let out = cache.appendingPathComponent(relative + ".mp4"), stamp = out.appendingPathExtension("source")
         let source = try FileManager.default.attributesOfItem(atPath: url.path)
         let identity = "\(source[.size] ?? 0) \((source[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) \(source[.systemFileNumber] ?? 0)"
-        if FileManager.default.fileExists(atPath: out.path), (try? String(contentsOf: stamp, encoding: .utf8)) == identity {
-            return (out, "video/mp4")
+        if FileManager.default.fileExists(atPath: out.path), (try? RegularFile.read(stamp.path)).map({ String(decoding: $0, as: UTF8.self) }) == identity {
+            return (try cached(relative), "video/mp4")
         }
         do {
+            // Nothing is made through a link out of KEYPOINTS: the cache as it stands is checked first, then
+            // the folder made for this clip.
+            if FileManager.default.fileExists(atPath: cache.path), !keypoints.contains(folder: cache.path) {
+                throw ReviewFolder.Refusal.outside(Self.cacheName)
+            }
             try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard keypoints.contains(folder: out.deletingLastPathComponent().path) else {
+                throw ReviewFolder.Refusal.outside(Self.cacheName + "/" + relative)
+            }
             let reader = try VideoReader(url: url)
             let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : 25
             // VideoWriter writes a temporary file and renames it when finished: no half-made file is served.
@@ -52,7 +64,12 @@ public actor PlayableMedia {
             throw Unplayable(description: "\(relative) cannot be converted for the browser: this FFmpeg made no H.264 4:2:0 video of it (libx264 missing, or an odd frame size)")
         }
         try? identity.write(to: stamp, atomically: true, encoding: .utf8)
-        return (out, "video/mp4")
+        return (try cached(relative), "video/mp4")
+    }
+
+    /// The transcode of the clip at `relative`, inside the keypoint folder (`ReviewFolder.Refusal` otherwise).
+    func cached(_ relative: String) throws -> URL {
+        try keypoints.file(Self.cacheName + "/" + relative + ".mp4")
     }
 
     static func playable(_ info: VideoInfo) -> Bool { playableCodecs.contains(info.codec) && playablePixels.contains(info.pixelFormat) }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import FileSystem
 
 func cffmpegMessage(_ code: Int32, _ buffer: inout [CChar]) {
     let size = buffer.count
@@ -21,6 +22,9 @@ public struct Rational: Equatable, Sendable, CustomStringConvertible {
     }
     /// The closest common rational to a decimal rate: 29.97 becomes 30000/1001.
     public init(rate: Double) {
+        // A rate read from a clip is clamped to the range of rates (`InputRange.frameRate`) before it is
+        // made an integer: a hostile header's 1e300 fps must not trap a render or a review transcode.
+        let rate = rate.isFinite ? min(max(rate, InputRange.frameRate.lowerBound), InputRange.frameRate.upperBound) : 30
         for base in [24.0, 30.0, 60.0, 120.0] where abs(rate - base * 1000 / 1001) < 0.005 {
             self.init(Int(base * 1000), 1001)
             return

@@ -1,4 +1,5 @@
 import CFFmpeg
+import FileSystem
 import Foundation
 
 /// Decodes a clip's frames in order, as RGB, through FFmpeg.
@@ -51,6 +52,8 @@ public final class VideoReader {
         quietFFmpegLogs()
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw VideoError.fileNotFound(path: path) }
+        // FFmpeg would open a FIFO and wait on it for ever (or read /dev/zero for ever): inputs are regular files.
+        if let problem = RegularFile.problem(path) { throw VideoError.unreadable(path: path, ffmpeg: problem) }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
         }
@@ -125,7 +128,8 @@ public final class VideoReader {
             if let scanned = try? Self.scanPTS(path: path) {
                 count = scanned.count
             } else {
-                count = Int((duration * rateForSteps).rounded())
+                // From the container's header: checked, as any number from a file (a hostile duration is no count).
+                count = InputRange.int(duration * rateForSteps, in: InputRange.frames) ?? 0
                 estimate = true
             }
         }
@@ -204,7 +208,9 @@ public final class VideoReader {
         if jpegStill != nil { nextIndex = 0; return }
         guard let format, let codec else { return }
         if ptsIndex == nil { ptsIndex = (try? Self.scanPTS(path: path)) ?? [] }
-        let target = startPTS + Int64((max(seconds, 0) / timeBase).rounded(.down))
+        let offset = InputRange.int64(max(seconds, 0) / timeBase, in: 0...9e18, rounding: .down) ?? 0
+        let (target, overflow) = startPTS.addingReportingOverflow(offset)
+        if overflow { throw VideoError.invalidFrame(path: path, reason: "a seek to \(seconds) s lies beyond what the clip's time base can say") }
         var rc = av_seek_frame(format, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         if rc < 0 { rc = av_seek_frame(format, streamIndex, startPTS, AVSEEK_FLAG_BACKWARD) }
         if rc < 0 { throw VideoError.unreadable(path: path, ffmpeg: "seek failed: \(ffmpegMessage(rc))") }
@@ -318,13 +324,17 @@ public final class VideoReader {
             count = width * height * 3
         }
         let pts = f.pointee.best_effort_timestamp
-        var time: Double? = pts == cffmpeg_nopts() ? nil : Double(pts - startPTS) * timeBase
+        // A timestamp from the container: one past the range of times (or whose difference overflows) is
+        // taken as missing, and the frame timed after the one before it.
+        let (elapsed, overflow) = pts.subtractingReportingOverflow(startPTS)
+        var time: Double? = pts == cffmpeg_nopts() || overflow ? nil : Double(elapsed) * timeBase
+        if let t = time, !(t.isFinite && InputRange.seconds.contains(abs(t))) { time = nil }
         if nextIndex < 0 {
             // First frame after a seek: its index is its rank among all packet timestamps.
             if let index = ptsIndex, !index.isEmpty, pts != cffmpeg_nopts() {
                 nextIndex = lowerBound(index, pts)
             } else {
-                nextIndex = Int(((time ?? 0) / frameDuration).rounded())
+                nextIndex = InputRange.int((time ?? 0) / frameDuration, in: InputRange.frames) ?? 0
             }
         }
         if let last = lastTime, time == nil || time! <= last { time = last + frameDuration }
@@ -342,8 +352,16 @@ public final class VideoReader {
         return lo
     }
 
+    /// Whether FFmpeg decodes frames of this size at all (`av_image_check_size`: a frame's bytes must be
+    /// addressable by an int); a larger one is refused by the decoder without a frame.
+    public static func decodableSize(width: Int, height: Int) -> Bool {
+        guard width > 0, height > 0, width <= Int(UInt32.max), height <= Int(UInt32.max) else { return false }
+        return av_image_check_size(UInt32(width), UInt32(height), 0, nil) >= 0
+    }
+
     /// Reads every packet of the video stream without decoding: their timestamps, sorted.
     static func scanPTS(path: String) throws -> [Int64] {
+        if let problem = RegularFile.problem(path) { throw VideoError.unreadable(path: path, ffmpeg: problem) }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         var rc = avformat_open_input(&ctx, path, nil, nil)
         guard rc >= 0, let c = ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }

@@ -201,6 +201,9 @@ struct Suggest: ParsableCommand {
         var settings = DraftSegments.Settings()
         settings.minSpeed = minSpeed; settings.mergeGap = mergeGap; settings.minDuration = minDuration
         let base = URL(fileURLWithPath: root).standardizedFileURL
+        if let problem = RegularFile.folderProblem(base.path) {
+            throw RuntimeFailure("--root \(root): \(problem): the drafts name their clips under it; give the folder the clips were extracted from")
+        }
         var segments: [Segment] = []
         var rates = Set<Double>()
         var failed = 0

@@ -143,6 +143,11 @@ struct ExportRun {
                                           extracting: { [quiet = options.quiet] n in
                                               if quiet { return }
                                               FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
+                                          }, events: { event in
+                                              // Said even with -q: a keypoint file moved is the user's data.
+                                              if case .setAside(let name, let kept, let reason) = event {
+                                                  FileHandle.standardError.write(Data("warning: \(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again\n".utf8))
+                                              }
                                           })
         if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
         if let reason = gathered.couldNotExtract { throw RuntimeFailure(reason) }
@@ -256,6 +261,10 @@ struct ExportActions: ParsableCommand {
 
     func validate() throws {
         guard fps > 0, window > 0, (stride ?? 1) > 0 else { throw ValidationError("--fps, --window and --stride must be positive") }
+        guard InputRange.frameRate.contains(fps) else {
+            throw ValidationError("--fps \(fps) is no frame rate: give one from \(InputRange.frameRate.lowerBound) to \(InputRange.frameRate.upperBound)")
+        }
+        guard window <= 100_000, (stride ?? 1) <= 100_000 else { throw ValidationError("--window and --stride are frames: at most 100000") }
         if bodyJoints != nil && !common.extraction.body {
             throw ValidationError("--body-joints needs keypoints with bodies: add --body (keypoints made without it are refused, clips without keypoints are extracted with it)")
         }

@@ -45,6 +45,8 @@ final class Report: @unchecked Sendable {
         case .skipped(let name): skipped(name)
         case .incomplete(let name, let f, let reason): incomplete(name, frames: f, reason: reason)
         case .failed(let name, let reason): failed(name, reason)
+        case .setAside(let name, let kept, let reason):
+            locked { emit("warning: \(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again") }
         }
     }
 

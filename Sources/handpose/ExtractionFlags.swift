@@ -44,7 +44,8 @@ struct ExtractionFlags: ParsableArguments {
     @Option(help: "With --body: most people per frame.")
     var maxBodies = 1
 
-    @Option(help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
+    // Unconditional: "--jobs -1" reaches validate() (which says what --jobs takes) instead of reading "-1" as a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
                                discussion: "The workers (and those of your other extract and export runs on the machine) share one copy of the packed weights, a file under $HANDPOSE_CACHE/weights (default $XDG_CACHE_HOME/handpose/weights, i.e. ~/.cache/handpose/weights, or /tmp/handpose-<uid>/weights when that is on a network file system), checked byte for byte before use; HANDPOSE_CACHE= (empty) gives each worker its own copy. The folder can be deleted while no handpose runs."))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 

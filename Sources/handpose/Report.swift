@@ -1,5 +1,6 @@
 import ArgumentParser
 import Datasets
+import FileSystem
 import Foundation
 import Keypoints
 import Rendering
@@ -41,10 +42,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let root = keypoints.map { URL(fileURLWithPath: $0) }
         if let root {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-                throw RuntimeFailure("--keypoints \(root.path): no such folder")
-            }
+            if let problem = RegularFile.folderProblem(root.path) { throw RuntimeFailure("--keypoints \(root.path): \(problem)") }
         }
         var report: DatasetReport
         var unreadable: [String] = []
@@ -76,6 +74,12 @@ struct ReportCommand: ParsableCommand {
             report = DatasetReport.keypoints(files)
         }
         report.warnings += unreadable.map { "unreadable keypoint file: \($0)" }
+        // A report of nothing read is no report: every keypoint file named or found was unreadable.
+        if dataset == nil && report.clips.isEmpty && !unreadable.isEmpty {
+            for u in unreadable { FileHandle.standardError.write(Data("error: \(u)\n".utf8)) }
+            FileHandle.standardError.write(Data("error: none of the \(unreadable.count) keypoint files under \(root!.path) could be read: no report\n".utf8))
+            throw ExitCode(ToolExit.dataErrors)
+        }
 
         let pngPath = png ?? dataset.map { URL(fileURLWithPath: $0).appendingPathComponent("report.png").path }
         if let pngPath {

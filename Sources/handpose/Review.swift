@@ -1,4 +1,5 @@
 import ArgumentParser
+import FileSystem
 import Foundation
 import Review
 
@@ -36,22 +37,22 @@ struct ReviewCommand: ParsableCommand {
     @Option(help: "Address to listen on. Anything but 127.0.0.1 or ::1 lets other machines reach the page (with the token).")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on (0: any free port).")
+    @Option(help: "Port to listen on, 1 to 65535 (0: any free port, the one taken printed).")
     var port = 8765
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        // 0 is kept: it asks the system for a free port, and the address printed names the one taken.
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port \(port) is no port: give one from 1 to 65535, or 0 for any free one")
+        }
     }
 
     func run() throws {
-        var isDirectory: ObjCBool = false
         for (name, path) in [("ROOT", root), ("--keypoints", keypoints)] {
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw RuntimeFailure("\(name) \(path): no such folder")
-            }
+            if let problem = RegularFile.folderProblem(path) { throw RuntimeFailure("\(name) \(path): \(problem)") }
         }
-        if let annotations, !FileManager.default.fileExists(atPath: annotations) {
-            throw RuntimeFailure("--annotations \(annotations): no such file")
+        if let annotations, let why = RegularFile.problem(annotations) {
+            throw RuntimeFailure("--annotations \(annotations): \(why == "no such file" ? why : why + "; give the annotation file itself")")
         }
         var server: ReviewServer
         do {

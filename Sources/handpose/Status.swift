@@ -1,5 +1,6 @@
 import ArgumentParser
 import Extraction
+import FileSystem
 import Foundation
 import KeypointFormats
 import KeypointStore
@@ -49,10 +50,7 @@ struct Status: ParsableCommand {
         let found: InputFiles.Found
         do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as ExtractionError { throw RuntimeFailure("\(e)") }
         let root = URL(fileURLWithPath: output)
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-            throw RuntimeFailure("\(output): no such folder")
-        }
+        if let problem = RegularFile.folderProblem(root.path) { throw RuntimeFailure("\(output): \(problem)") }
         // The models asked for, when they can be found here (a login node may not have them).
         var notes: [String] = []
         let models = try? extraction.modelIdentity()

@@ -34,7 +34,7 @@ final class JSONEntryReaderTests: XCTestCase {
         XCTAssertEqual(elements.map(\.line), [2, 4, 5])
         let members = elements[0].members ?? []
         XCTAssertEqual(members.map(\.key), ["video", "start", "end", "x", "ok", "no"])
-        XCTAssertEqual(members.map(\.value), [.text("a \"b\"é👋.mp4"), .number(-15), .number(0), .nested, .bool(true), .null])
+        XCTAssertEqual(members.map(\.value), [.text("a \"b\"é👋.mp4"), .number("-1.5e1"), .number("0"), .nested, .bool(true), .null])
         XCTAssertNil(elements[1].members)
         XCTAssertEqual(elements[2].members?.count, 0)
     }

@@ -332,4 +332,229 @@ final class ReviewServerTests: XCTestCase {
         let other = "{\"version\": \"\(now)\", \"segments\": [{\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0, \"end\": 1}]}"
         XCTAssertEqual(try curl("/api/annotations", token: t2, method: "PUT", body: other).0, 422)
     }
+
+    // Issue #45: hostile input. Each test replays a finding over HTTP and checks the server answers after it.
+
+    /// The `error` sentence of a JSON error body (failing the test when the body is not one).
+    func errorText(_ data: Data, _ context: String = "") throws -> String {
+        let body = try XCTUnwrap(try? JSONSerialization.jsonObject(with: data) as? [String: Any], "not a JSON object: \(String(decoding: data, as: UTF8.self)) \(context)")
+        return try XCTUnwrap(body["error"] as? String, "no error sentence: \(body) \(context)")
+    }
+
+    /// A save of the two fixture rows with `segment` in place of the first; its status and body.
+    func save(_ segment: String) throws -> (Int, Data) {
+        let version = try XCTUnwrap(try json(try curl("/api/annotations", token: server.token).2)["version"] as? String)
+        let body = "{\"version\": \"\(version)\", \"segments\": [\(segment), {\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}]}"
+        let (status, _, reply) = try curl("/api/annotations", token: server.token, method: "PUT", body: body)
+        return (status, reply)
+    }
+
+    /// The findings' messages of a 422.
+    func findings(_ data: Data) throws -> [String] {
+        try XCTUnwrap(try json(data)["diagnostics"] as? [[String: Any]]).compactMap { $0["message"] as? String }
+    }
+
+    func testTimesOutOfRangeAreRefusedNamingTheField() throws {
+        let original = try Data(contentsOf: csv)
+        // 9.3e15 s once trapped converting milliseconds to Int64 and killed the server; 1e400 is valid JSON no Double holds.
+        for (end, written) in [("9.3e15", "9.3e+15"), ("1e400", "1e400"), ("-1", "-1.0")] {
+            let (status, reply) = try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": \(end)}")
+            XCTAssertEqual(status, 422, String(decoding: reply, as: UTF8.self))
+            let said = try findings(reply)
+            XCTAssertTrue(said.contains { $0.hasPrefix("segment 1: end \(written) is out of range") }, "\(said)")
+            XCTAssertFalse(try errorText(reply).contains("not valid JSON"))
+            XCTAssertEqual(try curl("/api/clips", token: server.token).0, 200, "the server answers after end \(end)")
+        }
+        let (status, reply) = try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 1e16, \"end\": 1e17}")
+        XCTAssertEqual(status, 422)
+        XCTAssertEqual(try findings(reply).filter { $0.contains("out of range") }.count, 2, "both times named")
+        XCTAssertEqual(try Data(contentsOf: csv), original, "nothing written")
+        XCTAssertEqual(try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0, \"end\": 10000000}").0, 200, "the range's end is a time")
+    }
+
+    func testLabelsFollowTheSharedLabelRule() throws {
+        let original = try Data(contentsOf: csv)
+        for (label, said) in [(" wave", "begins or ends with white space"), ("wave ", "begins or ends with white space"),
+                              ("wa\\u0000ve", "NUL"), ("wa\\nve", "line break"), ("", "empty")] {
+            let (status, reply) = try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"\(label)\", \"start\": 0, \"end\": 1}")
+            XCTAssertEqual(status, 422, "\(label): \(String(decoding: reply, as: UTF8.self))")
+            let messages = try findings(reply)
+            XCTAssertTrue(messages.contains { $0.hasPrefix("segment 1: ") && $0.contains(said) }, "\(label): \(messages)")
+        }
+        XCTAssertEqual(try Data(contentsOf: csv), original, "' wave' is refused, not saved as 'wave'")
+        XCTAssertEqual(try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"wave\", \"start\": 0, \"end\": 1}").0, 200)
+    }
+
+    func testSpecialFilesAreRefusedNeverWaitedOn() throws {
+        let t = server.token
+        // The annotation file replaced by a FIFO for a moment: every request naming it says so, none waits.
+        let aside = dir.appendingPathComponent("annotations.csv.aside")
+        try FileManager.default.moveItem(at: csv, to: aside)
+        XCTAssertEqual(mkfifo(csv.path, 0o644), 0)
+        for (path, method, body) in [("/api/clips", "GET", nil), ("/api/annotations", "GET", nil), ("/api/annotations", "PUT", "{\"version\": \"x\", \"segments\": []}")] {
+            let (status, _, reply) = try curl(path, token: t, method: method, body: body)
+            XCTAssertEqual(status, 415, "\(method) \(path)")
+            let said = try errorText(reply)
+            XCTAssertTrue(said.contains(csv.lastPathComponent) && said.contains("FIFO"), said)
+        }
+        try FileManager.default.removeItem(at: csv)
+        try FileManager.default.moveItem(at: aside, to: csv)
+        XCTAssertEqual(try curl("/api/clips", token: t).0, 200, "answers again once the file is back")
+        XCTAssertEqual(try curl("/api/annotations", token: t).0, 200)
+
+        // A clip and a keypoint file that are FIFOs: refused, named, and the list still answers.
+        XCTAssertEqual(mkfifo(root.appendingPathComponent("actions/pipe.mp4").path, 0o644), 0)
+        let (clipStatus, _, clipReply) = try curl("/media/actions/pipe.mp4", token: t)
+        XCTAssertEqual(clipStatus, 415)
+        XCTAssertTrue(try errorText(clipReply).contains("FIFO"))
+        let kp = keypoints.appendingPathComponent("actions/grab_0.mp4.hands.json")
+        try FileManager.default.removeItem(at: kp)
+        XCTAssertEqual(mkfifo(kp.path, 0o644), 0)
+        let (kpStatus, _, kpReply) = try curl("/api/keypoints?clip=actions/grab_0.mp4", token: t)
+        XCTAssertEqual(kpStatus, 415)
+        XCTAssertTrue(try errorText(kpReply).contains("FIFO"))
+        let (listStatus, _, list) = try curl("/api/clips", token: t)
+        XCTAssertEqual(listStatus, 200)
+        let clips = try XCTUnwrap(try json(list)["clips"] as? [[String: Any]])
+        XCTAssertEqual(clips.compactMap { $0["path"] as? String }.sorted(), ["actions/grab_0.mp4", "actions/pinch_0.mp4"], "a FIFO is not listed")
+        XCTAssertEqual(clips.first { $0["path"] as? String == "actions/grab_0.mp4" }?["keypoints"] as? Bool, false)
+    }
+
+    func testSavesKeepTheFilesModeAndOwner() throws {
+        let t = server.token
+        let owner: UInt32? = geteuid() == 0 ? 1234 : nil
+        XCTAssertEqual(chmod(csv.path, 0o600), 0)
+        if let owner { XCTAssertEqual(chown(csv.path, owner, owner), 0) }
+        XCTAssertEqual(try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0.25, \"end\": 1.5}").0, 200)
+        for path in [csv.path, csv.path + ".bak"] {
+            var st = stat()
+            XCTAssertEqual(stat(path, &st), 0)
+            XCTAssertEqual(st.st_mode & 0o7777, 0o600, "\(path) is as private as the file was")
+            if let owner {
+                XCTAssertEqual(st.st_uid, owner, path)
+                XCTAssertEqual(st.st_gid, owner, path)
+            }
+        }
+
+        // A file made read-only (root too must not replace it), and one whose folder is read-only.
+        let cases: [(make: () -> Int32, undo: () -> Int32, said: String)] = [
+            ({ chmod(self.csv.path, 0o444) }, { chmod(self.csv.path, 0o644) }, "is read-only"),
+            ({ chmod(self.root.path, 0o555) }, { chmod(self.root.path, 0o755) }, "its folder"),
+        ]
+        for (make, undo, said) in cases {
+            XCTAssertEqual(make(), 0)
+            defer { _ = undo() }
+            let before = try Data(contentsOf: csv)
+            var inode = stat()
+            stat(csv.path, &inode)
+            let state = try json(try curl("/api/annotations", token: t).2)
+            XCTAssertEqual(state["editable"] as? Bool, false, said)
+            XCTAssertTrue((state["readOnlyReason"] as? String ?? "").contains(said), "\(state["readOnlyReason"] ?? "none")")
+            let (status, reply) = try save("{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0.5, \"end\": 1.5}")
+            XCTAssertEqual(status, 405)
+            XCTAssertTrue(try errorText(reply).contains(said))
+            var after = stat()
+            stat(csv.path, &after)
+            XCTAssertEqual(try Data(contentsOf: csv), before, "not replaced")
+            XCTAssertEqual(after.st_ino, inode.st_ino, "the same file, not a new one")
+        }
+        XCTAssertEqual(try curl("/api/annotations", token: t).0, 200)
+    }
+
+    func testKeypointLinksOutOfTheirFolderAreRefused() throws {
+        let t = server.token
+        let kp = keypoints.appendingPathComponent("actions/grab_0.mp4.hands.json"), outside = dir.appendingPathComponent("secret.hands.json")
+        try FileManager.default.moveItem(at: kp, to: outside)
+        try FileManager.default.createSymbolicLink(at: kp, withDestinationURL: outside)
+        let (status, _, reply) = try curl("/api/keypoints?clip=actions/grab_0.mp4", token: t)
+        XCTAssertEqual(status, 403)
+        XCTAssertTrue(try errorText(reply).contains("outside"))
+        let clips = try XCTUnwrap(try json(try curl("/api/clips", token: t).2)["clips"] as? [[String: Any]])
+        XCTAssertEqual(clips.first { $0["path"] as? String == "actions/grab_0.mp4" }?["keypoints"] as? Bool, false, "its figures not read either")
+        XCTAssertEqual(try curl("/api/keypoints?clip=actions/pinch_0.mp4", token: t).0, 200)
+    }
+
+    func testEveryErrorHasAJSONBody() throws {
+        let t = server.token
+        for (path, method, status) in [("/nothing", "GET", 404), ("/api/clips", "POST", 404), ("/static/other.js", "GET", 404), ("/api/keypoints", "GET", 400)] {
+            let (got, head, reply) = try curl(path, token: t, method: method)
+            XCTAssertEqual(got, status, "\(method) \(path)")
+            XCTAssertTrue(head.lowercased().contains("content-type: application/json"), head)
+            XCTAssertFalse(try errorText(reply, path).isEmpty)
+        }
+        XCTAssertFalse(try errorText(try curl("/api/clips", token: nil).2).isEmpty, "401 too")
+        let version = try XCTUnwrap(try json(try curl("/api/annotations", token: t).2)["version"] as? String)
+        // Malformed bodies: said where, in the page's words, never the decoder's.
+        for (body, said) in [("not json", "line 1, column 1"), ("{\"version\": \"\(version)\",\n \"segments\": [}", "line 2, column 15"),
+                             ("{\"version\": \"\(version)\", \"segments\": [{\"video\": 3, \"label\": \"x\"}]}", "segment 1's video must be text"),
+                             ("{\"version\": \"\(version)\", \"segments\": [{\"video\": \"a\", \"label\": \"x\", \"start\": \"soon\"}]}", "segment 1's start must be a number of seconds"),
+                             ("{\"version\": \"\(version)\"}", "has no \"segments\""),
+                             ("{\"version\": \"\(version)\", \"segments\": [], \"other\": 1e999}", "other is the number 1e999")] {
+            let (status, _, reply) = try curl("/api/annotations", token: t, method: "PUT", body: body)
+            XCTAssertEqual(status, 400, body)
+            let text = try errorText(reply, body)
+            XCTAssertTrue(text.contains(said), "\(body): \(text)")
+            XCTAssertFalse(text.contains("The given data") || text.contains("CodingKeys") || text.contains("Expected to decode"), text)
+        }
+        // The annotation file gone: 410 naming it, not a 500 with nothing in it.
+        let aside = dir.appendingPathComponent("annotations.csv.aside")
+        try FileManager.default.moveItem(at: csv, to: aside)
+        for path in ["/api/annotations", "/api/clips"] {
+            let (status, _, reply) = try curl(path, token: t)
+            XCTAssertEqual(status, 410, path)
+            XCTAssertTrue(try errorText(reply).contains(csv.path), path)
+        }
+        try FileManager.default.moveItem(at: aside, to: csv)
+        XCTAssertEqual(try curl("/api/annotations", token: t).0, 200)
+    }
+
+    func testRangesFollowRFC9110() throws {
+        let t = server.token
+        let whole = try Data(contentsOf: root.appendingPathComponent("actions/grab_0.mp4"))
+        // Another unit, broken syntax, several ranges, last before first: ignored, the whole clip sent.
+        for range in ["items=0-5", "bytes=abc", "bytes=0-1,5-9", "bytes=5-2", "bytes=1-2-3", "bytes=", "bytes=--5"] {
+            let (status, head, body) = try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: \(range)"])
+            XCTAssertEqual(status, 200, range)
+            XCTAssertEqual(body, whole, range)
+            XCTAssertFalse(head.lowercased().contains("content-range"), range)
+        }
+        // One range: the unit in any case, white space around it, an end past the file clamped.
+        for (range, part) in [("BYTES=0-3", whole[0..<4]), ("bytes= 10-19 ", whole[10..<20]), ("bytes=0-99999999999999999999999", whole[...]),
+                              ("bytes=\(whole.count - 1)-", whole.suffix(1)), ("bytes=-99999999999999999999", whole[...])] {
+            let (status, _, body) = try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: \(range)"])
+            XCTAssertEqual(status, 206, range)
+            XCTAssertEqual(body, Data(part), range)
+        }
+        // Well-formed and wholly past the end: 416, with the size and a JSON body.
+        for range in ["bytes=\(whole.count)-", "bytes=99999999999999999999999-", "bytes=-0"] {
+            let (status, head, body) = try curl("/media/actions/grab_0.mp4", token: t, headers: ["Range: \(range)"])
+            XCTAssertEqual(status, 416, range)
+            XCTAssertTrue(head.lowercased().contains("content-range: bytes */\(whole.count)"), head)
+            XCTAssertFalse(try errorText(body).isEmpty)
+        }
+    }
+
+    func testReviewSaysPlainlyWhatItTakes() throws {
+        // A port in use, said as such; the server already on it answers still.
+        let port = server.address.port!
+        let (code, out) = try ToolRunner.run(["review", root.path, "--keypoints", keypoints.path, "--port", "\(port)"])
+        XCTAssertNotEqual(code, 0)
+        XCTAssertTrue(out.contains("port \(port) is in use: choose another with --port"), out)
+        XCTAssertFalse(out.contains("errno"), out)
+        XCTAssertEqual(try curl("/api/clips", token: server.token).0, 200)
+        for bad in ["70000", "-1"] {
+            let (code, out) = try ToolRunner.run(["review", root.path, "--keypoints", keypoints.path, "--port=\(bad)"])
+            XCTAssertNotEqual(code, 0)
+            XCTAssertTrue(out.contains("--port \(bad) is no port"), out)
+        }
+        // An annotation file outside ROOT whose paths lead nowhere from its folder: the hint names what review takes.
+        server.stop()
+        let outside = dir.appendingPathComponent("outside.csv")
+        try "video,label,start,end\nactions/grab_0.mp4,grab,0.0,1.5\n".write(to: outside, atomically: true, encoding: .utf8)
+        server = try ReviewProcess([root.path, "--keypoints", keypoints.path, "--annotations", outside.path])
+        let said = try XCTUnwrap(try json(try curl("/api/annotations", token: server.token).2)["diagnostics"] as? [[String: Any]]).compactMap { $0["message"] as? String }
+        XCTAssertFalse(said.isEmpty)
+        XCTAssertFalse(said.contains { $0.contains("--root") }, "\(said)")
+        XCTAssertTrue(said.contains { $0.contains(dir.path) }, "\(said)")
+    }
 }

@@ -1,0 +1,1 @@
+../../../Sources/Review/RequestJSON.swift

@@ -1,0 +1,82 @@
+import FileSystem
+import Foundation
+import XCTest
+@testable import Keypoints
+
+/// Keypoint files with numbers past their documented ranges (`InputRange`), cut or emptied, or special
+/// files in their place (#45): each is refused naming the file and the frame, never read as a shorter
+/// or implausible result.
+final class HostileKeypointTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-kp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func text(landmark: String = "0.5", world: String = "0.01", frames: Int = 1, declared: Int? = nil, t: String = "0.0",
+              width: String = "64", fps: String = "25") -> String {
+        let rows = (0..<21).map { $0 == 8 ? "[\(landmark), 0.5, 0.0]" : "[0.5, 0.5, 0.0]" }.joined(separator: ",")
+        let worldRows = (0..<21).map { $0 == 3 ? "[\(world), 0.0, 0.0]" : "[0.0, 0.0, 0.0]" }.joined(separator: ",")
+        let frameList = (0..<frames).map { k in
+            "{\"i\": \(k), \"t\": \(k == 0 ? t : "\(Double(k) / 25)"), \"hands\": [{\"chirality\": \"left\", \"handedness\": 0.1, \"landmarks\": [\(rows)], \"world\": [\(worldRows)]}]}"
+        }.joined(separator: ",")
+        return """
+        {"schema": "handpose/keypoints@1", "source": {"path": "a.mp4"}, "video": {"width": \(width), "height": 48, "frames": \(declared ?? frames), "fps": \(fps)},
+         "frames": [\(frameList)]}
+        """
+    }
+
+    func load(_ text: String) -> Error? {
+        let url = dir.appendingPathComponent("a.mp4.hands.json")
+        try! Data(text.utf8).write(to: url)
+        do { _ = try KeypointFile.load(url); return nil } catch { return error }
+    }
+
+    func testNumbersOutsideTheirRangesAreRefused() {
+        XCTAssertNil(load(text()))
+        // MediaPipe's own stray a little outside the frame: kept.
+        XCTAssertNil(load(text(landmark: "-0.6")))
+        XCTAssertNil(load(text(landmark: "1.7")))
+        let cases: [(String, String)] = [
+            ("landmark 1e30", text(landmark: "1e30")), ("landmark -11", text(landmark: "-11")),
+            ("landmark 3.4e38", text(landmark: "3.4e38")), ("world 1e30", text(world: "1e30")),
+            ("time 9.3e15", text(t: "9.3e15")), ("time -1e8", text(t: "-1e8")), ("width 2e6", text(width: "2000000")),
+            ("fps 1e300", text(fps: "1e300")), ("fps 2e6", text(fps: "2000000")), ("fps -25", text(fps: "-25")),
+            ("frames declared 30, none held", text(frames: 0, declared: 30)), ("no frames", text(frames: 0)),
+            ("frames declared 3, 2 held", text(frames: 2, declared: 3)),
+        ]
+        for (name, text) in cases {
+            let error = load(text)
+            XCTAssertNotNil(error, name)
+            XCTAssertTrue("\(error.map { "\($0)" } ?? "")".contains("a.mp4.hands.json"), "\(name): \(String(describing: error))")
+        }
+        XCTAssertTrue("\(load(text(landmark: "1e30"))!)".contains("landmark 8"))
+        // Valid JSON that no Double holds: said as such, not as "not valid JSON".
+        let huge = "\(load(text(landmark: "1e400"))!)"
+        XCTAssertTrue(huge.contains("out of range") && huge.contains("1e400"), huge)
+        let cut = "\(load(String(text().dropLast(3)))!)"
+        XCTAssertTrue(cut.contains("not valid JSON") && !cut.contains(".."), cut)
+    }
+
+    func testSpecialFilesAreRefusedNotOpened() throws {
+        let fifo = dir.appendingPathComponent("f.mp4.hands.json")
+        XCTAssertEqual(mkfifo(fifo.path, 0o644), 0)
+        XCTAssertThrowsError(try KeypointFile.load(fifo)) { XCTAssertTrue("\($0)".contains("FIFO"), "\($0)") }
+        XCTAssertThrowsError(try KeypointFile.load(URL(fileURLWithPath: "/dev/zero"))) { XCTAssertTrue("\($0)".contains("character device"), "\($0)") }
+    }
+
+    func testInputRangeConversionsNeverTrap() {
+        for v in [Double.nan, .infinity, -.infinity, 9.3e15, 1e30, Double(Int64.max), -1, 1e13 + 1] {
+            XCTAssertNil(InputRange.int(v, in: InputRange.frames), "\(v)")
+            XCTAssertNil(InputRange.milliseconds(v), "\(v)")
+        }
+        XCTAssertEqual(InputRange.int(1e13, in: InputRange.frames), 10_000_000_000_000)
+        XCTAssertEqual(InputRange.milliseconds(InputRange.seconds.upperBound), 10_000_000_000)
+        XCTAssertEqual(InputRange.milliseconds(-0.0), 0)
+        XCTAssertEqual(InputRange.wholeText(1e30), "1e+30")
+        XCTAssertEqual(InputRange.wholeText(12), "12")
+    }
+}

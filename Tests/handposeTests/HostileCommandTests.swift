@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// #45's findings replayed through the tool as a user meets them: a FIFO among the inputs, keypoint
+/// files emptied, cut or holding 1e30, a report of nothing, a suggest root that is not there, a flag of -1,
+/// overlapping labels converted to ELAN and read back. Each gives a named error and a non-zero exit, or
+/// the whole result; none hangs, crashes or loses a file.
+final class HostileCommandTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: ToolRunner.root.appendingPathComponent("Samples/actions/grab_0.mp4"),
+                                         to: dir.appendingPathComponent("in/grab_0.mp4"))
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func handpose(_ arguments: [String]) throws -> (Int32, String) {
+        try ToolRunner.run(arguments, environment: ["HANDPOSE_MODELS": try ToolRunner.models()])
+    }
+
+    func path(_ relative: String) -> String { dir.appendingPathComponent(relative).path }
+
+    /// Extracts `in/` into `out/` (one clip), for the tests that then damage its keypoint file.
+    func extracted() throws -> URL {
+        let (code, output) = try handpose(["extract", path("in"), "-o", path("out"), "--jobs", "1", "-q"])
+        XCTAssertEqual(code, 0, output)
+        return dir.appendingPathComponent("out/grab_0.mp4.hands.json")
+    }
+
+    /// Rewrites a keypoint file through a JSON edit, as a user's script would.
+    func edit(_ url: URL, to: URL? = nil, _ change: (inout [String: Any]) -> Void) throws {
+        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        change(&object)
+        try JSONSerialization.data(withJSONObject: object).write(to: to ?? url)
+    }
+
+    func testAFIFOAmongTheInputsFailsAloneAndNothingHangs() throws {
+        XCTAssertEqual(mkfifo(path("in/p.mp4"), 0o644), 0)
+        let (code, output) = try handpose(["extract", path("in"), "-o", path("out"), "--jobs", "1"])
+        XCTAssertEqual(code, 1, output)
+        XCTAssertTrue(output.contains("p.mp4") && output.contains("FIFO"), output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out/grab_0.mp4.hands.json")), output)
+        let probe = try handpose(["probe", path("in/p.mp4")])
+        XCTAssertNotEqual(probe.0, 0)
+        XCTAssertTrue(probe.1.contains("FIFO"), probe.1)
+        try "video,label,start,end\np.mp4,wave,0,1\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/a.csv"), atomically: true, encoding: .utf8)
+        let validate = try handpose(["validate", path("in/a.csv")])
+        XCTAssertEqual(validate.0, 2, validate.1)
+        XCTAssertTrue(validate.1.contains("a.csv:2") && validate.1.contains("FIFO"), validate.1)
+        // The annotation file itself a FIFO: named, not waited on.
+        XCTAssertEqual(mkfifo(path("in/b.csv"), 0o644), 0)
+        let fifo = try handpose(["validate", path("in/b.csv")])
+        XCTAssertNotEqual(fifo.0, 0)
+        XCTAssertTrue(fifo.1.contains("FIFO"), fifo.1)
+    }
+
+    /// A keypoint file emptied of frames: not done for status, refused by render and report, and export
+    /// keeps it beside the new one, naming it and the reason.
+    func testAKeypointFileWithoutItsFramesIsNotDoneAnywhere() throws {
+        let url = try extracted()
+        try edit(url) { $0["frames"] = [Any]() }
+        let original = try Data(contentsOf: url)
+        let status = try handpose(["status", path("out"), "--inputs", path("in")])
+        XCTAssertEqual(status.0, 1, status.1)
+        XCTAssertTrue(status.1.contains("unreadable") && status.1.contains("holds 0"), status.1)
+        let render = try handpose(["render", path("in/grab_0.mp4"), "--keypoints", url.path, "--sheet", "-o", path("sheet.png")])
+        XCTAssertNotEqual(render.0, 0)
+        XCTAssertTrue(render.1.contains("holds 0"), render.1)
+        let report = try handpose(["report", "--keypoints", path("out")])
+        XCTAssertEqual(report.0, 2, report.1)
+        XCTAssertTrue(report.1.contains("none of the 1 keypoint files"), report.1)
+        try "video,label,start,end\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/b.csv"), atomically: true, encoding: .utf8)
+        let export = try handpose(["export", "actions", path("in/b.csv"), "--keypoints", path("out"), "-o", path("exp"), "--fps", "15", "--window", "10", "-q"])
+        XCTAssertEqual(export.0, 0, export.1)
+        XCTAssertTrue(export.1.contains("grab_0.mp4") && export.1.contains("kept as") && export.1.contains("holds 0"), export.1)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: url.path + ".unreadable")), original, "the broken file is kept as it was")
+        let remade = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        XCTAssertGreaterThan((remade?["frames"] as? [Any])?.count ?? 0, 0, "the clip was extracted again")
+    }
+
+    /// A landmark of 1e30 (finite, so once accepted): refused by render --sheet, status and export.
+    func testAnImplausibleLandmarkIsRefusedNotDrawnOrExported() throws {
+        let url = try extracted()
+        try edit(url) { object in
+            var frames = object["frames"] as! [[String: Any]]
+            var hands = frames[3]["hands"] as! [[String: Any]]
+            var landmarks = hands[0]["landmarks"] as! [[Double]]
+            landmarks[5][0] = 1e30
+            hands[0]["landmarks"] = landmarks
+            frames[3]["hands"] = hands
+            object["frames"] = frames
+        }
+        let render = try handpose(["render", path("in/grab_0.mp4"), "--keypoints", url.path, "--sheet", "-o", path("sheet.png")])
+        XCTAssertEqual(render.0, 3, render.1)
+        XCTAssertTrue(render.1.contains("frame 3") && render.1.contains("landmark 5"), render.1)
+        let status = try handpose(["status", path("out"), "--inputs", path("in")])
+        XCTAssertEqual(status.0, 1, status.1)
+        try "video,label,start,end\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/b.csv"), atomically: true, encoding: .utf8)
+        let export = try handpose(["export", "actions", path("in/b.csv"), "--keypoints", path("out"), "-o", path("exp"), "--fps", "15", "--window", "10", "-q"])
+        XCTAssertEqual(export.0, 0, export.1)
+        let check = try ToolRunner.process(ToolRunner.root.appendingPathComponent(".venv/bin/python").path,
+                                           ["-c", "import numpy as np, sys; x = np.load(sys.argv[1]); print(float(np.abs(x).max()))", path("exp/X.npy")])
+        XCTAssertEqual(check.0, 0, check.1)
+        XCTAssertLessThan(Double(check.1.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .infinity, 100, "X.npy holds no 1e30: \(check.1)")
+    }
+
+    func testReportSuggestAndFlagsSayWhatIsWrong() throws {
+        let url = try extracted()
+        let suggest = try handpose(["annotations", "suggest", url.path, "--root", "/nonexistent-\(UUID().uuidString)", "-o", path("drafts.csv")])
+        XCTAssertNotEqual(suggest.0, 0, suggest.1)
+        XCTAssertTrue(suggest.1.contains("--root") && suggest.1.contains("no such folder"), suggest.1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("drafts.csv")))
+        let file = try handpose(["report", "--keypoints", url.path])
+        XCTAssertNotEqual(file.0, 0)
+        XCTAssertTrue(file.1.contains("not a folder"), file.1)
+        let jobs = try handpose(["extract", path("in"), "-o", path("out2"), "--jobs", "-1"])
+        XCTAssertEqual(jobs.0, 64, jobs.1)
+        XCTAssertTrue(jobs.1.contains("--jobs must be at least 1"), jobs.1)
+    }
+
+    /// Overlapping segments on one clip, converted to ELAN (further tiers) and back, without --tier.
+    func testConvertedOverlapsReadBackByDefault() throws {
+        let csv = "video,label,start,end\ngrab_0.mp4,grab,0.0,1.0\ngrab_0.mp4,wave,0.5,1.5\ngrab_0.mp4,point,0.7,0.9\n"
+        try csv.write(toFile: path("in/o.csv"), atomically: true, encoding: .utf8)
+        let to = try handpose(["annotations", "convert", path("in/o.csv"), "-o", path("elan"), "--to", "eaf"])
+        XCTAssertEqual(to.0, 0, to.1)
+        let back = try handpose(["annotations", "convert", path("elan"), "-o", path("back.csv"), "--root", path("in")])
+        XCTAssertEqual(back.0, 0, back.1)
+        let lines = try String(contentsOfFile: path("back.csv"), encoding: .utf8).split(separator: "\n").dropFirst().sorted()
+        XCTAssertEqual(lines, csv.split(separator: "\n").dropFirst().sorted())
+    }
+}

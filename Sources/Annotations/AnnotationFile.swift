@@ -41,7 +41,7 @@ enum AnnotationFileReader {
             sink.log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
             return
         }
-        guard let handle = FileHandle(forReadingAtPath: file) else {
+        guard let handle = RegularFile.handle(file) else {
             let exists = FileManager.default.fileExists(atPath: file)
             sink.log.add(.error, .unreadableFile, file: file, exists ? "cannot be read" : "no such file",
                          hint: exists ? "check its permissions" : "check the path")

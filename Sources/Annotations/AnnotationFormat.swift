@@ -17,7 +17,7 @@ public enum AnnotationFormat: String, CaseIterable, Sendable {
     /// objects) is Label Studio; other JSON is Create ML's; anything else is read as CSV.
     public static func detect(_ url: URL) -> AnnotationFormat {
         // Never opened unless it is a regular file (a FIFO would block here): the reader then says why.
-        guard RegularFile.problem(url.path) == nil, let handle = FileHandle(forReadingAtPath: url.path) else {
+        guard let handle = RegularFile.handle(url.path) else {
             switch url.pathExtension.lowercased() {
             case "json": return .createMLJSON
             case "eaf": return .elan

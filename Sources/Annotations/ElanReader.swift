@@ -157,7 +157,7 @@ struct ElanReader {
     /// empty text, so a value built from one would be lost, and ELAN declares none.
     enum Precheck: Equatable { case notUTF8(line: Int, column: Int), declaredEncoding(String), processingInstruction(line: Int), entity(line: Int) }
     static func precheck(_ path: String) -> Precheck? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }
         var carry: [UInt8] = [], line = 1, column = 1, first = true, offset = 0, previous: UInt8 = 0, window: UInt64 = 0
         while true {

@@ -31,7 +31,7 @@ struct LabelStudioReader {
             log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
             return []
         }
-        guard let handle = FileHandle(forReadingAtPath: file) else {
+        guard let handle = RegularFile.handle(file) else {
             log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
             return []
         }

@@ -74,6 +74,13 @@ public enum RegularFile {
         return fd
     }
 
+    /// A handle reading the regular file at `path` (opened as `open` does: a file swapped for a FIFO after a
+    /// check is still refused, and nothing waits), or nil when it is not one or cannot be opened.
+    public static func handle(_ path: String) -> FileHandle? {
+        guard let fd = try? open(path) else { return nil }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
     /// The whole of a regular file, read without blocking on a special file.
     public static func read(_ path: String) throws -> Data {
         let fd = try open(path)

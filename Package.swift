@@ -30,7 +30,7 @@ let testOnlyVariants: [Target] = []
 let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]), .define("HANDPOSE_FMA")]
 #endif
 
-// Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> HandLandmarks -> BodyLandmarks -> Extraction -> keypoint files
+// Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> Landmarking -> HandLandmarks, BodyLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
 // Synthesis; Review serves clips, keypoints and annotations to the review page.
 // Only `handpose` prints, reads flags and chooses exit codes.
@@ -78,14 +78,18 @@ let package = Package(
         .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
         // A folder of keypoint files: their names, failure records, and the one verdict on each input's keypoints.
         .target(name: "KeypointStore", dependencies: ["FileSystem", "Keypoints", "KeypointFormats"]),
-        .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
-        // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine, with the hands' crop and regions.
-        .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "HandLandmarks"]),
+        // The floor every landmarker stands on, as MediaPipe's shared calculators: SSD anchors and decoding,
+        // weighted non-max suppression, letterbox removal, regions of interest and their crops, model files
+        // and their identity, and the tracked frame that smoothing, completion and extraction share.
+        .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", "Landmarking"]),
+        // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine and floor, beside the hands.
+        .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         .target(name: "Annotations", dependencies: ["VideoIO", "FileSystem"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
-        .target(name: "Synthesis", dependencies: ["VideoIO", "HandLandmarks", "Keypoints", "Rendering", "Datasets", "Annotations"]),
+        .target(name: "Synthesis", dependencies: ["VideoIO", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         // The review page's server (Hummingbird): clips, keypoints and annotations to a browser, annotation
         // edits back to their file. The page itself (Page/: HTML, JavaScript, CSS) ships as a resource.
         .target(name: "Review", dependencies: ["FileSystem", "VideoIO", "Keypoints", "KeypointStore", "Annotations", "Datasets", "Extraction",
@@ -96,16 +100,17 @@ let package = Package(
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "VideoIO", "Inference", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
         .testTarget(name: "VideoIOTests", dependencies: ["VideoIO", "Annotations", "Extraction"]),
         .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
-        .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "VideoIO"]),
-        .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "HandLandmarks", "Keypoints", "VideoIO"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
+        .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
+        .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
+        .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),

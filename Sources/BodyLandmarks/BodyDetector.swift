@@ -1,12 +1,7 @@
 import Foundation
-import HandLandmarks
 import Inference
+import Landmarking
 import VideoIO
-
-/// A person found by the pose detection model: a box (the face's) and four keypoints, normalised to the
-/// frame: the hips' midpoint, a point whose distance from it is the radius of a circle around the whole
-/// body, the face's centre, and one giving the face's size and turn. Same shape as a palm detection.
-public typealias BodyDetection = PalmDetection
 
 /// MediaPipe's pose detection (BlazePose's detector): letterbox to 224x224 in [-1, 1], run the model,
 /// decode 2254 SSD anchors, weighted non-max suppression, remove the letterbox.
@@ -16,7 +11,7 @@ public final class BodyDetector {
     let plan: ExecutionPlan
     /// SsdAnchorsCalculator: 5 layers, strides 8, 16, 32, 32, 32, fixed anchor size, 2 anchors per layer
     /// and cell: 28x28x2 + 14x14x2 + 7x7x6 = 2254.
-    let anchors = PalmDetector.anchorCentres(size: inputSize, grids: [(8, 2), (16, 2), (32, 6)])
+    let anchors = SSDAnchors.centres(size: inputSize, grids: [(8, 2), (16, 2), (32, 6)])
     public var minScore: Float
     private var tensor: [Float]
 
@@ -26,8 +21,10 @@ public final class BodyDetector {
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 
-    /// People in `frame`, strongest first.
-    public func detect(_ frame: VideoFrame) throws -> [BodyDetection] {
+    /// People in `frame`, strongest first: each a box (the face's) and four keypoints, normalised to the
+    /// frame: the hips' midpoint, a point whose distance from it is the radius of a circle around the whole
+    /// body, the face's centre, and one giving the face's size and turn.
+    public func detect(_ frame: VideoFrame) throws -> [Detection] {
         let (region, pad) = RegionCrop.letterbox(width: frame.width, height: frame.height)
         try tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .zero, into: t.baseAddress!)
@@ -38,8 +35,8 @@ public final class BodyDetector {
         // TensorsToDetectionsCalculator: 12 values per anchor (x, y, w, h, then 4 keypoints), sigmoid
         // score clipped at 100, min_score_thresh; then weighted NMS at IoU 0.5 (Tasks' pose_detector_graph
         // leaves min_suppression_threshold at its default; the legacy graph asked 0.3).
-        let raw = PalmDetector.decodeSSD(boxes: plan.output(0), scores: plan.output(1), anchors: anchors, keypoints: 4,
+        let raw = Detection.decodeSSD(boxes: plan.output(0), scores: plan.output(1), anchors: anchors, keypoints: 4,
                                          inputSize: Self.inputSize, minScore: minScore)
-        return PalmDetector.weightedNonMaxSuppression(raw, iouThreshold: 0.5).map { PalmDetector.removeLetterbox($0, padding: pad) }
+        return Detection.weightedNonMaxSuppression(raw, iouThreshold: 0.5).map { $0.removingLetterbox(padding: pad) }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import HandLandmarks
 import Inference
 import Keypoints
+import Landmarking
 import VideoIO
 
 /// MediaPipe's pose landmark model (full) on one region: crop to 256x256, run, refine from the heatmap,

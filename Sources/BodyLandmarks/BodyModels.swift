@@ -1,6 +1,6 @@
 import Foundation
-import HandLandmarks
 import Inference
+import Landmarking
 
 /// MediaPipe's pose detection and pose landmark (full) models, loaded from a folder, with their SHA-256.
 /// They come from the same pinned wheel as the hand models (`make setup`, `scripts/models.sha256`).
@@ -15,10 +15,10 @@ public final class BodyModels {
     public static let fileNames = ["pose_detection.tflite", "pose_landmark_full.tflite"]
 
     public init(directory: URL, sharing: SharedConstants? = nil, hashes: [String: String]? = nil) throws {
-        let urls = try HandModels.files(directory: directory, names: Self.fileNames)
+        let urls = try ModelFiles.urls(directory: directory, names: Self.fileNames)
         detector = try TFLiteModel(path: urls[0].path)
         landmark = try TFLiteModel(path: urls[1].path)
         self.sharing = sharing
-        self.hashes = try hashes ?? HandModels.identity(directory: directory, names: Self.fileNames)
+        self.hashes = try hashes ?? ModelFiles.identity(directory: directory, names: Self.fileNames)
     }
 }

@@ -1,4 +1,4 @@
-import HandLandmarks
+import Landmarking
 
 /// One person's body in one frame: MediaPipe's 33 pose landmarks.
 public struct BodyObservation: Sendable {

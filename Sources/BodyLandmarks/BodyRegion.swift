@@ -1,5 +1,5 @@
 import Foundation
-import HandLandmarks
+import Landmarking
 
 /// Where the pose landmark model looks: a square around the whole body, turned so the body stands
 /// upright. MediaPipe's AlignmentPointsRectsCalculator then RectTransformationCalculator.
@@ -18,7 +18,7 @@ public enum BodyRegion {
     }
 
     /// The region for a detection: its keypoint 0 (the hips' midpoint) and 1 (the body's extent).
-    public static func fromDetection(_ d: BodyDetection, width: Int, height: Int) -> RegionOfInterest {
+    public static func fromDetection(_ d: Detection, width: Int, height: Int) -> RegionOfInterest {
         aligned(centre: d.keypoints[0], scale: d.keypoints[1], width: width, height: height)
     }
 

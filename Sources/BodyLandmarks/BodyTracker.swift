@@ -1,7 +1,7 @@
 import Foundation
-import HandLandmarks
 import Inference
 import Keypoints
+import Landmarking
 import VideoIO
 
 /// Settings of the body pipeline (MediaPipe Tasks' PoseLandmarker options, its defaults).
@@ -14,7 +14,7 @@ public struct BodyTrackerOptions: Hashable, Sendable, Codable {
     public var minPresenceConfidence: Float = 0.5
     /// `video`: people tracked from frame to frame and smoothed as Tasks' VIDEO mode smooths them;
     /// `image`: every frame detected afresh, unsmoothed (Tasks' IMAGE mode).
-    public var mode: HandTrackerOptions.Mode = .video
+    public var mode: RunningMode = .video
 
     public init() {}
 }

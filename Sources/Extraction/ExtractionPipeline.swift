@@ -1,11 +1,12 @@
-import FileSystem
 import BodyLandmarks
+import FileSystem
 import Foundation
 import HandLandmarks
 import Inference
 import KeypointFormats
-import KeypointStore
 import Keypoints
+import KeypointStore
+import Landmarking
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
 /// extraction and `bench`. Each file runs in a worker process (`jobs` of them): a file that crashes
@@ -49,7 +50,7 @@ public struct ExtractionPipeline {
         modelHashes = try HandModels.identity(directory: modelsDirectory, complexity: complexity)
         // `--body`: the pose models are part of what made the files, recorded and compared like the hands'.
         if settings(false).body {
-            modelHashes.merge(try HandModels.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
+            modelHashes.merge(try ModelFiles.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
         }
         self.settings = settings
         self.jobs = jobs

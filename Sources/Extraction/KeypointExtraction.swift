@@ -3,6 +3,7 @@ import Foundation
 import HandLandmarks
 import KeypointFormats
 import Keypoints
+import Landmarking
 import VideoIO
 
 /// Runs the hand tracker over every frame of a clip or image, decoding on a second thread ahead of
@@ -143,7 +144,7 @@ public enum KeypointExtraction {
         let smoothing = tracker.options.smoothing && tracker.options.mode == .video && !reader.info.isStillImage
         let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : reader.info.nominalFrameRate
         var smoother = smoothing ? TrackSmoother(frameRate: rate) : TrackSmoother(radius: 0)
-        func write(_ frames: [TrackSmoother.Frame]) throws {
+        func write(_ frames: [TrackedFrame]) throws {
             let writing = ContinuousClock.now
             for f in frames {
                 var frame = KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: f.hands.map(KeypointFile.Hand.init),
@@ -155,7 +156,7 @@ public enum KeypointExtraction {
         }
         // `--complete` keeps the clip's hands until it has been read (see `complete`).
         let completing = tracker.options.completes && !reader.info.isStillImage
-        var held: [TrackSmoother.Frame] = []
+        var held: [TrackedFrame] = []
         var count = 0
         var last: Int?
         var failure: Error?
@@ -164,7 +165,7 @@ public enum KeypointExtraction {
             switch queue.pop() {
             case .frame(let f):
                 do {
-                    let frame = TrackSmoother.Frame(index: f.index, time: f.time, hands: try tracker.process(f),
+                    let frame = TrackedFrame(index: f.index, time: f.time, hands: try tracker.process(f),
                                                     bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: tracker.options.mirrored) })
                     if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
@@ -223,7 +224,7 @@ extension KeypointExtraction {
     /// (no more: 30 frames at 30 fps) and tracks each start backwards through them; then tracks are
     /// joined, gaps filled and chirality voted. If the second pass cannot decode a frame the first did (or
     /// decodes another), backward tracking stops there; the rest of the completion still runs.
-    static func complete(_ frames: inout [TrackSmoother.Frame], url: URL, tracker: HandTracker, width: Int, height: Int,
+    static func complete(_ frames: inout [TrackedFrame], url: URL, tracker: HandTracker, width: Int, height: Int,
                          decodeThreads: Int) throws {
         let completion = SequenceCompletion(maxHands: tracker.options.maxHands, width: width, height: height)
         let starts = SequenceCompletion.starts(frames)

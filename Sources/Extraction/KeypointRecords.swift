@@ -1,6 +1,7 @@
 import BodyLandmarks
 import HandLandmarks
 import Keypoints
+import Landmarking
 
 // How the engine's values are stored in a keypoint file: the one place that knows both sides.
 

@@ -1,5 +1,6 @@
 import Foundation
 import Inference
+import Landmarking
 import VideoIO
 
 /// MediaPipe's hand landmark model on one region: crop to 224x224, run, project back to the frame.

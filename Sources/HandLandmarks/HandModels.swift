@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import Inference
+import Landmarking
 
 /// The palm and landmark models of one complexity, loaded from a folder, with their SHA-256.
 public final class HandModels {
@@ -33,33 +33,11 @@ public final class HandModels {
     /// The models' identity, file name to SHA-256 (hex), read from the files without parsing or planning
     /// them: what keypoint files record and verdicts compare.
     public static func identity(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [String: String] {
-        try identity(directory: directory, names: fileNames(complexity))
-    }
-
-    /// File name to SHA-256 (hex) of the model files `names` in `directory` (the body's models too).
-    public static func identity(directory: URL, names: [String]) throws -> [String: String] {
-        var hashes: [String: String] = [:]
-        for url in try files(directory: directory, names: names) {
-            let data: Data
-            do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
-                throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
-            }
-            hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        }
-        return hashes
+        try ModelFiles.identity(directory: directory, names: fileNames(complexity))
     }
 
     /// The palm and landmark model files in `directory`; an error names the first one missing.
     static func files(directory: URL, complexity: HandTrackerOptions.Complexity) throws -> [URL] {
-        try files(directory: directory, names: fileNames(complexity))
-    }
-
-    /// The model files `names` in `directory`; an error names the first one missing.
-    public static func files(directory: URL, names: [String]) throws -> [URL] {
-        let urls = names.map { directory.appendingPathComponent($0) }
-        for url in urls where !FileManager.default.fileExists(atPath: url.path) {
-            throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
-        }
-        return urls
+        try ModelFiles.urls(directory: directory, names: fileNames(complexity))
     }
 }

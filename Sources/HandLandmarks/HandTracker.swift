@@ -1,12 +1,13 @@
 import Foundation
 import Inference
 import Keypoints
+import Landmarking
 import VideoIO
 
 /// Settings of the hand pipeline, as `handpose extract` exposes them.
 public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public enum Complexity: String, Codable, Sendable, CaseIterable { case full, lite }
-    public enum Mode: String, Codable, Sendable, CaseIterable { case video, image }
+    public typealias Mode = RunningMode
 
     public var model: Complexity = .full
     public var maxHands = 2

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Landmarking
 
 /// `extract --complete`: what a live tracker cannot do, done once a whole clip has been read. MediaPipe
 /// sees each frame once, in order, so a hand is reported only from the frame where palm detection first
@@ -67,7 +68,7 @@ public struct SequenceCompletion: Sendable {
     }
 
     /// The tracks that begin after the first frame with an earlier frame within reach, by position.
-    public static func starts(_ frames: [TrackSmoother.Frame]) -> [Start] {
+    public static func starts(_ frames: [TrackedFrame]) -> [Start] {
         var seen = Set<Int>()
         var out: [Start] = []
         var earliest = 0
@@ -84,7 +85,7 @@ public struct SequenceCompletion: Sendable {
     /// the hand `later` in the frame at `position` (nil: not there, or that frame cannot be had). Returns
     /// how many hands it added.
     @discardableResult
-    public func extendBackward(_ frames: inout [TrackSmoother.Frame], from start: Start,
+    public func extendBackward(_ frames: inout [TrackedFrame], from start: Start,
                                estimate: (Int, HandObservation) throws -> HandObservation?) rethrows -> Int {
         guard var later = frames[start.position].hands.first(where: { $0.track == start.track }) else { return 0 }
         var added = 0
@@ -103,7 +104,7 @@ public struct SequenceCompletion: Sendable {
 
     /// Reconnects tracks, fills short gaps, sets each track's chirality by vote and renumbers tracks
     /// by first appearance (steps 2-4 above), after `extendBackward` has run for every start.
-    public func finish(_ frames: inout [TrackSmoother.Frame]) {
+    public func finish(_ frames: inout [TrackedFrame]) {
         var merged = join(frames)
         for p in frames.indices { for h in frames[p].hands.indices { frames[p].hands[h].track = merged[frames[p].hands[h].track]! } }
         fill(&frames)
@@ -132,7 +133,7 @@ public struct SequenceCompletion: Sendable {
     }
 
     /// Each track's new number after reconnection (the first track of a chain gives its number).
-    func join(_ frames: [TrackSmoother.Frame]) -> [Int: Int] {
+    func join(_ frames: [TrackedFrame]) -> [Int: Int] {
         var appearances: [Int: [Int]] = [:]
         var order: [Int] = []
         for (p, f) in frames.enumerated() {
@@ -206,7 +207,7 @@ public struct SequenceCompletion: Sendable {
     }
 
     /// Fills each track's gaps of at most `fillSpan` seconds (see the type's comment).
-    func fill(_ frames: inout [TrackSmoother.Frame]) {
+    func fill(_ frames: inout [TrackedFrame]) {
         var last: [Int: Int] = [:]   // track -> position of its latest hand so far
         for q in frames.indices {
             for hand in frames[q].hands where hand.origin != .interpolated {

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Landmarking
 
 /// `--smooth`: each hand's landmarks (image and world) replaced by a local quadratic fit over the frames of
 /// its own track within 0.15 s on both sides (at least two frames a side), evaluated at the frame's own
@@ -18,18 +19,6 @@ import Keypoints
 /// is reported as estimated (a quadratic through three points is the points). Tracks are never mixed: a
 /// hand found anew starts a new track.
 public struct TrackSmoother {
-    /// One frame's hands, and when it was shown (seconds).
-    public struct Frame: Sendable {
-        public var index: Int
-        public var time: Double
-        public var hands: [HandObservation]
-        /// The frame's bodies as stored (`extract --body`), carried along untouched; nil when not looked for.
-        public var bodies: [KeypointFile.Body]?
-        public init(index: Int, time: Double, hands: [HandObservation], bodies: [KeypointFile.Body]? = nil) {
-            self.index = index; self.time = time; self.hands = hands; self.bodies = bodies
-        }
-    }
-
     /// Half-width of the window in seconds: wide enough to average several frames at common frame rates
     /// (2 frames a side at 15 fps, 4 at 30), narrow enough that a quadratic still follows a hand's
     /// motion within it. Measured on `handpose synth` clips against their truth (README, "`--smooth` is a
@@ -52,7 +41,7 @@ public struct TrackSmoother {
     /// times, so a window uneven in time still reproduces quadratic motion exactly.
     public let reach: Double
     /// Frames as estimated: up to `radius` already released (the next ones' past), then those waiting.
-    private var window: [Frame] = []
+    private var window: [TrackedFrame] = []
     /// Position in `window` of the next frame to release.
     private var next = 0
 
@@ -76,23 +65,23 @@ public struct TrackSmoother {
 
     /// Takes the next frame as estimated; returns the frames now final, in order (none while the
     /// window fills, then one a frame).
-    public mutating func push(_ frame: Frame) -> [Frame] {
+    public mutating func push(_ frame: TrackedFrame) -> [TrackedFrame] {
         window.append(frame)
-        var out: [Frame] = []
+        var out: [TrackedFrame] = []
         while window.count - 1 - next >= radius { out.append(release()) }
         return out
     }
 
     /// The frames still waiting, smoothed with what is known (the end of a clip, or of a run cut short).
-    public mutating func finish() -> [Frame] {
-        var out: [Frame] = []
+    public mutating func finish() -> [TrackedFrame] {
+        var out: [TrackedFrame] = []
         while next < window.count { out.append(release()) }
         window = []
         next = 0
         return out
     }
 
-    private mutating func release() -> Frame {
+    private mutating func release() -> TrackedFrame {
         var frame = window[next]
         // Hands `--complete` interpolated are neither smoothed nor used to smooth: no model saw them.
         for h in frame.hands.indices where frame.hands[h].origin != .interpolated {

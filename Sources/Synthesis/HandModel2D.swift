@@ -1,5 +1,4 @@
 import Foundation
-import HandLandmarks
 import Rendering
 
 /// A parametric 2-D hand: 21 joints from finger flexion, wrist position, rotation and scale.

@@ -1,5 +1,4 @@
 import Foundation
-import HandLandmarks
 import Rendering
 import VideoIO
 

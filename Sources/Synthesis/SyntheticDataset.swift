@@ -1,7 +1,6 @@
 import Annotations
 import Datasets
 import Foundation
-import HandLandmarks
 import Keypoints
 import VideoIO
 

@@ -4,6 +4,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Inference
+import Landmarking
 
 /// The extraction settings, under the same names wherever keypoints are made (`extract`, and `export`
 /// for clips without keypoints): one set of flags, one meaning.
@@ -99,7 +100,7 @@ struct ExtractionFlags: ParsableArguments {
     func modelIdentity() throws -> [String: String] {
         let folder = try ModelLocator(explicit: models).folder(for: model)
         var identity = try HandModels.identity(directory: folder, complexity: model)
-        if body { identity.merge(try HandModels.identity(directory: folder, names: BodyModels.fileNames)) { a, _ in a } }
+        if body { identity.merge(try ModelFiles.identity(directory: folder, names: BodyModels.fileNames)) { a, _ in a } }
         return identity
     }
 }

@@ -1,13 +1,13 @@
-import HandLandmarks
-import XCTest
 @testable import BodyLandmarks
+import Landmarking
+import XCTest
 
 /// The body pipeline's small steps against values worked out by hand from MediaPipe's definitions.
 final class BodyGeometryTests: XCTestCase {
     func testAnchorsAreTasksSSDGrid() {
         let d = BodyDetector.self
         XCTAssertEqual(d.inputSize, 224)
-        let anchors = PalmDetector.anchorCentres(size: 224, grids: [(8, 2), (16, 2), (32, 6)])
+        let anchors = SSDAnchors.centres(size: 224, grids: [(8, 2), (16, 2), (32, 6)])
         XCTAssertEqual(anchors.count, 2254)
         // First cell of the stride-8 grid, then the last anchor of the stride-32 grid.
         XCTAssertEqual(anchors[0], SIMD2(0.5 / 28, 0.5 / 28))

@@ -1,5 +1,6 @@
 @testable import HandLandmarks
 import Keypoints
+import Landmarking
 import XCTest
 
 /// `SequenceCompletion`'s rules on hands placed by hand (the real models run in
@@ -21,8 +22,8 @@ final class SequenceCompletionTests: XCTestCase {
     }
 
     /// Frames at 30 fps; `hands(p)` the hands of position p.
-    func frames(_ count: Int, fps: Double = 30, _ hands: (Int) -> [HandObservation]) -> [TrackSmoother.Frame] {
-        (0..<count).map { TrackSmoother.Frame(index: $0, time: Double($0) / fps, hands: hands($0)) }
+    func frames(_ count: Int, fps: Double = 30, _ hands: (Int) -> [HandObservation]) -> [TrackedFrame] {
+        (0..<count).map { TrackedFrame(index: $0, time: Double($0) / fps, hands: hands($0)) }
     }
 
     func testALostHandIsJoinedFilledAndVotedWithItsOwnScoresKept() {

@@ -1,4 +1,5 @@
 import HandLandmarks
+import Landmarking
 import XCTest
 
 /// `TrackSmoother` (`--smooth`): no lag on smooth motion, less noise, every frame out once and in order,
@@ -15,9 +16,9 @@ final class TrackSmootherTests: XCTestCase {
     }
 
     /// Runs frames through a smoother and returns what comes out, checking the delay on the way.
-    func run(_ frames: [TrackSmoother.Frame], _ smoother: TrackSmoother) -> [TrackSmoother.Frame] {
+    func run(_ frames: [TrackedFrame], _ smoother: TrackSmoother) -> [TrackedFrame] {
         var smoother = smoother
-        var out: [TrackSmoother.Frame] = []
+        var out: [TrackedFrame] = []
         for (n, f) in frames.enumerated() {
             let ready = smoother.push(f)
             XCTAssertEqual(ready.count, n >= smoother.radius ? 1 : 0, "frame \(n): one frame out a frame once the window is full")
@@ -35,7 +36,7 @@ final class TrackSmootherTests: XCTestCase {
         var t = 0.0
         for i in 0..<40 { times.append(t); t += i % 3 == 0 ? 1.0 / 25 : 1.0 / 35 }
         func x(_ t: Double) -> Float { Float(0.1 + 0.6 * t + 0.9 * t * t) }
-        let frames = times.enumerated().map { TrackSmoother.Frame(index: $0.offset, time: $0.element, hands: [hand(track: 0, x: x($0.element))]) }
+        let frames = times.enumerated().map { TrackedFrame(index: $0.offset, time: $0.element, hands: [hand(track: 0, x: x($0.element))]) }
         let out = run(frames, TrackSmoother(radius: 4))
         for (f, truth) in zip(out, frames) {
             for j in 0..<21 {
@@ -58,7 +59,7 @@ final class TrackSmootherTests: XCTestCase {
             z ^= z >> 31
             return (Float(z >> 40) / Float(1 << 24) - 0.5) * 0.02
         }
-        var frames: [TrackSmoother.Frame] = []
+        var frames: [TrackedFrame] = []
         var truth: [Float] = []
         for i in 0..<120 {
             let t = Double(i) / 30
@@ -67,7 +68,7 @@ final class TrackSmootherTests: XCTestCase {
             frames.append(.init(index: i, time: t, hands: [hand(track: 0, x: x + noise())]))
         }
         let out = run(frames, TrackSmoother(frameRate: 30))
-        func measures(_ fs: [TrackSmoother.Frame]) -> (error: Float, jitter: Float) {
+        func measures(_ fs: [TrackedFrame]) -> (error: Float, jitter: Float) {
             let e = zip(fs, truth).map { $0.hands[0].landmarks[0].x - $1 }
             let jitter = zip(e.dropFirst(), e).map { abs($0 - $1) }.reduce(0, +) / Float(e.count - 1)
             return (e.map(abs).reduce(0, +) / Float(e.count), jitter)
@@ -82,7 +83,7 @@ final class TrackSmootherTests: XCTestCase {
     /// so the newcomer's first frames and the leaver's last ones are reported as estimated.
     func testTracksAreSmoothedApart() {
         func jitter(_ i: Int) -> Float { Float(i % 3) * 0.004 }
-        var both: [TrackSmoother.Frame] = [], alone: [TrackSmoother.Frame] = []
+        var both: [TrackedFrame] = [], alone: [TrackedFrame] = []
         for i in 0..<24 {
             let t = Double(i) / 15
             let stayer = hand(track: 1, x: 0.6 - Float(i) * 0.01 + jitter(i))
@@ -115,7 +116,7 @@ final class TrackSmootherTests: XCTestCase {
         XCTAssertEqual(TrackSmoother(frameRate: 30).reach, 0.15, accuracy: 0.001)
         XCTAssertEqual(TrackSmoother(frameRate: 5).reach, 0.4, accuracy: 0.01)
         // Radius 0 passes frames straight through.
-        let f = TrackSmoother.Frame(index: 0, time: 0, hands: [hand(track: 0, x: 0.3)])
+        let f = TrackedFrame(index: 0, time: 0, hands: [hand(track: 0, x: 0.3)])
         var s = TrackSmoother(radius: 0)
         XCTAssertEqual(s.push(f).map(\.index), [0])
         XCTAssertTrue(s.finish().isEmpty)
@@ -127,7 +128,7 @@ final class TrackSmootherTests: XCTestCase {
     func testWindowsDoNotReachAcrossAGapInTime() {
         func jitter(_ i: Int) -> Float { Float(i % 3) * 0.004 }
         let frames = (0..<20).map { i in
-            TrackSmoother.Frame(index: i, time: Double(i) / 30 + (i >= 10 ? 2 : 0), hands: [hand(track: 0, x: 0.3 + jitter(i))])
+            TrackedFrame(index: i, time: Double(i) / 30 + (i >= 10 ? 2 : 0), hands: [hand(track: 0, x: 0.3 + jitter(i))])
         }
         let out = run(frames, TrackSmoother(frameRate: 30))
         for i in [8, 9, 10, 11] {

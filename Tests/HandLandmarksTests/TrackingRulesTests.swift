@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import HandLandmarks
+import Landmarking
+import XCTest
 
 /// How new palms join tracked hands and hands found twice are merged, by MediaPipe Tasks' rules and
 /// the legacy solution's, on hand-computed cases (duplicates in a 100x100 image).

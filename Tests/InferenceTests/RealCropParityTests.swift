@@ -1,8 +1,9 @@
 import Foundation
-import XCTest
-import Inference
 import HandLandmarks
+import Inference
+import Landmarking
 import VideoIO
+import XCTest
 
 /// The four models against the official TFLite interpreter on real photographs: the letterboxed
 /// 192x192 frame the palm models see, and the 224x224 hand crop the landmark models see, made by

@@ -1,9 +1,5 @@
 import Keypoints
 
-/// A point: x and y normalised to the frame (0...1, origin top-left), z MediaPipe's relative depth;
-/// or, for world landmarks, metres around the hand's centre.
-public typealias Point3 = SIMD3<Float>
-
 /// One hand found in one frame.
 public struct HandObservation: Sendable {
     public var chirality: Chirality

@@ -1,0 +1,29 @@
+import Crypto
+import Foundation
+import Inference
+
+/// A landmarker's model files in a folder, and their identity (file name to SHA-256), which keypoint
+/// files record and verdicts compare. Hands, bodies and faces each name their own files.
+public enum ModelFiles {
+    /// The files `names` in `directory`; an error names the first one missing.
+    public static func urls(directory: URL, names: [String]) throws -> [URL] {
+        let urls = names.map { directory.appendingPathComponent($0) }
+        for url in urls where !FileManager.default.fileExists(atPath: url.path) {
+            throw InferenceError.cannotOpen(path: url.path, reason: "no such file; run `make setup` to place the models")
+        }
+        return urls
+    }
+
+    /// File name to SHA-256 (hex) of the files `names` in `directory`, read without parsing or planning them.
+    public static func identity(directory: URL, names: [String]) throws -> [String: String] {
+        var hashes: [String: String] = [:]
+        for url in try urls(directory: directory, names: names) {
+            let data: Data
+            do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
+                throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
+            }
+            hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        }
+        return hashes
+    }
+}

@@ -64,6 +64,9 @@ let package = Package(
         // The process's argc and argv saved before main, for machines without /proc.
         .target(name: "CProcessArguments"),
         .target(name: "FileSystem", dependencies: ["CProcessArguments"]),
+        // What every floor may need beside files: one stable hash, seeded random numbers, and the one look-up
+        // for the files installed beside the binary (models, bench's scripts, the review page).
+        .target(name: "Support", dependencies: ["FileSystem"]),
         .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG", "FileSystem"]),
         .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
         .target(name: "Kernels", dependencies: ["CCPUInfo"]),
@@ -75,24 +78,24 @@ let package = Package(
         .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "CPause", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints", dependencies: ["FileSystem"]),
-        .target(name: "KeypointFormats", dependencies: ["Keypoints", "ZIPFoundation"]),
+        .target(name: "KeypointFormats", dependencies: ["FileSystem", "Keypoints", "ZIPFoundation"]),
         // A folder of keypoint files: their names, failure records, and the one verdict on each input's keypoints.
         .target(name: "KeypointStore", dependencies: ["FileSystem", "Keypoints", "KeypointFormats"]),
         // The floor every landmarker stands on, as MediaPipe's shared calculators: SSD anchors and decoding,
         // weighted non-max suppression, letterbox removal, regions of interest and their crops, model files
         // and their identity, and the tracked frame that smoothing, completion and extraction share.
         .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "HandLandmarks", dependencies: ["FileSystem", "VideoIO", "Inference", "Keypoints", "Landmarking"]),
+        .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine and floor, beside the hands.
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         .target(name: "Annotations", dependencies: ["VideoIO", "FileSystem"]),
-        .target(name: "Datasets", dependencies: ["FileSystem", "Keypoints", "KeypointFormats", "Annotations"]),
-        .target(name: "Extraction", dependencies: ["FileSystem", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Datasets", dependencies: ["FileSystem", "Support", "Keypoints", "KeypointFormats", "Annotations"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "Support", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
-        .target(name: "Synthesis", dependencies: ["VideoIO", "Keypoints", "Rendering", "Datasets", "Annotations"]),
+        .target(name: "Synthesis", dependencies: ["Support", "VideoIO", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         // The review page's server (Hummingbird): clips, keypoints and annotations to a browser, annotation
         // edits back to their file. The page itself (Page/: HTML, JavaScript, CSS) ships as a resource.
-        .target(name: "Review", dependencies: ["FileSystem", "VideoIO", "Keypoints", "KeypointStore", "Annotations", "Datasets", "Extraction",
+        .target(name: "Review", dependencies: ["FileSystem", "Support", "VideoIO", "Keypoints", "KeypointStore", "Annotations",
                                                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                                                .product(name: "Logging", package: "swift-log"),
                                                .product(name: "Crypto", package: "swift-crypto")],
@@ -100,27 +103,29 @@ let package = Package(
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // For the tests only: what a test needs that `make setup` installs; missing, it skips, or fails under CI=true.
+        .target(name: "Prerequisites", path: "Tests/Prerequisites"),
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
-        .testTarget(name: "VideoIOTests", dependencies: ["VideoIO", "Annotations", "Extraction"]),
-        .testTarget(name: "FileSystemTests", dependencies: ["FileSystem"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
+        .testTarget(name: "VideoIOTests", dependencies: ["Prerequisites", "VideoIO", "Annotations"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
+        .testTarget(name: "InferenceTests", dependencies: ["Prerequisites", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
         .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "handposeTests", dependencies: ["handpose", "Synthesis", "Datasets", "VideoIO"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "KeypointsTests", dependencies: ["Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
+        .testTarget(name: "handposeTests", dependencies: ["Prerequisites", "handpose", "Synthesis", "Datasets", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Prerequisites", "Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["Prerequisites", "Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
-        .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "DatasetsTests", dependencies: ["Prerequisites", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "ExtractionTests", dependencies: ["Prerequisites", "Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v5]
 )

@@ -22,15 +22,8 @@ public struct DatasetReport: Codable, Sendable {
         /// Share of the examples' frames that hold a real hand (from the mask); nil when the format has none.
         public var handShare: Double?
     }
-    public struct ClipRow: Codable, Sendable, Equatable {
-        public var source: String
-        public var frames: Int
-        public var framesWithHand: Int
-        public var detectionRate: Double
-        /// The longest run of frames without a hand, in frames and seconds.
-        public var longestGap: Int
-        public var longestGapSeconds: Double
-    }
+    /// A clip's figures from its keypoint file (`Keypoints`' `ClipFigures`, which the review page lists too).
+    public typealias ClipRow = ClipFigures
     public struct Baseline: Codable, Sendable, Equatable {
         public var model: String
         public var trainedOn: String
@@ -55,30 +48,7 @@ public struct DatasetReport: Codable, Sendable {
     public init() {}
 
     /// The per-clip figures of one keypoint file.
-    public static func clipRow(_ file: KeypointFile, source: String) -> ClipRow {
-        var gap = 0, longest = 0, longestSeconds = 0.0, gapStart: Double?
-        var withHand = 0
-        for (k, frame) in file.frames.enumerated() {
-            if frame.hands.isEmpty {
-                if gap == 0 { gapStart = frame.t }
-                gap += 1
-                // The gap lasts until the next frame's time (or this frame's for the last one).
-                let end = k + 1 < file.frames.count ? file.frames[k + 1].t : frame.t
-                if gap > longest || (gap == longest && end - (gapStart ?? end) > longestSeconds) {
-                    longest = gap
-                    longestSeconds = end - (gapStart ?? end)
-                }
-            } else {
-                withHand += 1
-                gap = 0
-            }
-        }
-        let n = file.frames.count
-        // At a known rate a gap of k frames lasts k frame intervals.
-        if let fps = file.video.fps, fps > 0 { longestSeconds = Double(longest) / fps }
-        return ClipRow(source: source, frames: n, framesWithHand: withHand, detectionRate: n == 0 ? 0 : Double(withHand) / Double(n),
-                       longestGap: longest, longestGapSeconds: (longestSeconds * 1000).rounded() / 1000)
-    }
+    public static func clipRow(_ file: KeypointFile, source: String) -> ClipRow { ClipFigures(file, source: source) }
 
     /// A report of keypoint files alone: per clip figures and the warning for clips with hands in under
     /// half their frames.

@@ -2,6 +2,7 @@ import Annotations
 import FileSystem
 import Foundation
 import Keypoints
+import Support
 
 /// Cuts labelled segments and images into training examples.
 public enum ExampleBuilder {

@@ -1,6 +1,7 @@
 import Foundation
 import KeypointFormats
 import Keypoints
+import Support
 
 /// How windows become arrays.
 public struct ExportSettings: Codable, Sendable, Equatable {

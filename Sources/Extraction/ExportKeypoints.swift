@@ -1,6 +1,7 @@
 import Foundation
-import KeypointStore
 import Keypoints
+import KeypointStore
+import VideoIO
 
 /// The keypoint files an export uses. Each input's verdict (`KeypointFolder.verdict`, the same that
 /// `extract` and `status` give) decides: `done` is accepted; `incomplete` is refused; `otherSettings`
@@ -59,9 +60,12 @@ public struct ExportKeypoints {
     /// the models are not found here: then the models most files share are the reference (ties go to the
     /// first input's), and an input that needs extracting is refused, naming `noPipeline`.
     /// `extracting` is told how many inputs are about to be extracted; `events` gets the pipeline's events.
+    /// `label` names a settings field in a refusal (the tool passes its flag table; by default the field's
+    /// name as keypoint files write it).
     public static func gather(_ inputs: [Input], from folder: KeypointFolder, settings: (Bool) -> KeypointFile.Settings,
                               pipeline: ExtractionPipeline?, noPipeline: String = "the models are not found here",
-                              allowMixed: Bool, extracting: (Int) -> Void = { _ in },
+                              allowMixed: Bool, label: (KeypointFile.Settings.Field) -> String = { "\($0.rawValue):" },
+                              extracting: (Int) -> Void = { _ in },
                               events: @escaping @Sendable (ExtractionPipeline.Event) -> Void = { _ in }) -> ExportKeypoints {
         var out = ExportKeypoints()
         func request(_ input: Input, models: [String: String]?) -> KeypointRequest {
@@ -82,10 +86,10 @@ public struct ExportKeypoints {
         for (k, input) in inputs.enumerated() {
             switch action(for: verdicts[k].state, allowMixed: allowMixed) {
             case .accept: out.accept(input, verdicts[k])
-            case .refuse: out.refuse(input, verdicts[k])
+            case .refuse: out.refuse(input, verdicts[k], label: label)
             case .extract:
                 if pipeline == nil {
-                    out.refused.append(Refusal(input: input, state: verdicts[k].state, reason: describe(verdicts[k]) + "; cannot extract it: " + noPipeline))
+                    out.refused.append(Refusal(input: input, state: verdicts[k].state, reason: describe(verdicts[k], label: label) + "; cannot extract it: " + noPipeline))
                 } else {
                     toExtract.append(k)
                 }
@@ -116,7 +120,7 @@ public struct ExportKeypoints {
                 let verdict = folder.verdict(for: input.url, relative: input.relative, asked: request(input, models: pipeline.modelHashes))
                 switch action(for: verdict.state, allowMixed: allowMixed) {
                 case .accept: out.accept(input, verdict)
-                case .refuse, .extract: out.refuse(input, verdict)
+                case .refuse, .extract: out.refuse(input, verdict, label: label)
                 }
             }
             out.refused.sort { a, b in
@@ -138,19 +142,19 @@ public struct ExportKeypoints {
         if verdict.state != .done { mixed.append(input.relative) }
     }
 
-    private mutating func refuse(_ input: Input, _ verdict: Verdict) {
-        refused.append(Refusal(input: input, state: verdict.state, reason: Self.describe(verdict)))
+    private mutating func refuse(_ input: Input, _ verdict: Verdict, label: (KeypointFile.Settings.Field) -> String) {
+        refused.append(Refusal(input: input, state: verdict.state, reason: Self.describe(verdict, label: label)))
     }
 
     /// A verdict as the reason an export gives.
-    static func describe(_ verdict: Verdict) -> String {
+    static func describe(_ verdict: Verdict, label: (KeypointFile.Settings.Field) -> String) -> String {
         switch verdict.state {
         case .done: return "its keypoints are usable"
         case .missing: return "it has no keypoints" + (verdict.reason.map { " (\($0))" } ?? "")
         case .failed: return "its extraction failed: " + (verdict.reason ?? "")
         case .incomplete: return "its keypoints are incomplete (\(verdict.reason ?? ""))"
         case .stale: return "its keypoints are stale (\(verdict.reason ?? ""))"
-        case .otherSettings: return "its keypoints were made with other settings (\(verdict.reason ?? ""))"
+        case .otherSettings: return "its keypoints were made with other settings (\(verdict.reason(label: label) ?? ""))"
         case .otherModels: return "its keypoints were made with other models (\(verdict.reason ?? ""))"
         case .unreadable: return "its keypoint file cannot be read (\(verdict.reason ?? ""))"
         }

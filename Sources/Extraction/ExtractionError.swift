@@ -5,8 +5,6 @@ import Keypoints
 public enum ExtractionError: Error, CustomStringConvertible, Equatable {
     case input(path: String, reason: String)
     case output(path: String, reason: String)
-    /// Inputs that would share an output: `listed` names the pairs (at most ten, then a count).
-    case collisions(count: Int, listed: String)
     /// No worker process could be started: the machine's fault (process limits, no executable), not
     /// the inputs', so the run stops instead of marking every input failed.
     case workers(reason: String)
@@ -17,13 +15,6 @@ public enum ExtractionError: Error, CustomStringConvertible, Equatable {
         case .output(let p, let r): return "\(p): \(r)"
         case .workers(let r):
             return "cannot start a worker process (\(r)); the run stopped, files done so far are kept and nothing is wrong with the inputs"
-        case .collisions(let n, let listed):
-            return """
-            \(n) outputs would be written twice:
-              \(listed)
-            Outputs are named by the path relative to each input given; give the folder that holds them all \
-            (e.g. the parent folder with -r) so their paths differ, or extract them into separate output folders.
-            """
         }
     }
 }

@@ -7,6 +7,7 @@ import KeypointFormats
 import Keypoints
 import KeypointStore
 import Landmarking
+import VideoIO
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
 /// extraction and `bench`. Each file runs in a worker process (`jobs` of them): a file that crashes

@@ -1,8 +1,9 @@
 import FileSystem
 import Foundation
 import HandLandmarks
-import KeypointStore
 import Keypoints
+import KeypointStore
+import VideoIO
 
 /// What a keypoint folder holds for a list of inputs: done, missing, failed (with the reason recorded
 /// by the run), incomplete, stale (the input changed since) or made with other settings or models;
@@ -19,6 +20,8 @@ public struct ExtractionStatus {
         public var state: State
         public var shard: Int?
         public var reason: String?
+        /// For `other-settings`: each recorded setting that differs from the one asked for.
+        public var differences: [KeypointFile.Settings.Difference]?
         public var frames: Int?
         public var hands: Int?
         public var framesWithHand: Int?
@@ -67,6 +70,7 @@ public struct ExtractionStatus {
                 return old
             }
             var entry = Entry(path: item.relative, state: verdict.state, shard: assignment?[k], reason: verdict.reason)
+            entry.differences = verdict.differences.isEmpty ? nil : verdict.differences
             if let s = verdict.summary {
                 entry.frames = s.frames; entry.hands = s.hands; entry.framesWithHand = s.framesWithHand
                 entry.settings = s.settings; entry.models = s.models; entry.decoder = s.decoder

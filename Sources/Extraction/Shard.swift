@@ -1,6 +1,8 @@
 import FileSystem
 import Foundation
 import Keypoints
+import Support
+import VideoIO
 
 /// One part of a run split across machines: shard `index` of `count` (from 0). Every input goes to
 /// exactly one shard, decided from its own relative path alone (a 64-bit FNV-1a hash), so every task

@@ -29,14 +29,20 @@ public struct Verdict: Sendable {
     public var state: State
     /// Why, in a phrase (the failure recorded, the settings that differ, the decoder's error).
     public var reason: String?
-    /// For `otherSettings`: each difference as `field: value (asked value)`.
-    public var differences: [String] = []
+    /// For `otherSettings`: each recorded setting that differs from the one asked for (empty when the
+    /// difference is not a setting, such as the still-image decoder).
+    public var differences: [KeypointFile.Settings.Difference] = []
     /// What the keypoint file holds, when it could be read (or its index line still applies).
     public var summary: KeypointSummary?
     /// The keypoint file itself, when the verdict read it (not when the summary came from an index).
     public var file: KeypointFile?
 
     public init(_ state: State, reason: String? = nil) { self.state = state; self.reason = reason }
+
+    /// `reason`, with each settings difference's field named by `label` (the tool passes its flag table).
+    public func reason(label: (KeypointFile.Settings.Field) -> String) -> String? {
+        differences.isEmpty ? reason : differences.map { $0.described(label: label) }.joined(separator: "; ")
+    }
 }
 
 /// What a keypoint file says of itself, as far as a verdict and an index need it: read from the file,
@@ -144,11 +150,10 @@ extension KeypointFolder {
         }
         if settings != asked.settings {
             verdict.differences = settings.differences(from: asked.settings)
-            return fail(.otherSettings, verdict.differences.joined(separator: "; "))
+            return fail(.otherSettings, verdict.differences.map(\.description).joined(separator: "; "))
         }
         if Self.isJPEG(input) && summary.decoder == nil {
-            verdict.differences = ["decoder: FFmpeg's, before JPEG stills were read by libjpeg-turbo with their EXIF orientation"]
-            return fail(.otherSettings, verdict.differences[0])
+            return fail(.otherSettings, "decoder: FFmpeg's, before JPEG stills were read by libjpeg-turbo with their EXIF orientation")
         }
         if let models = asked.models, summary.models != models {
             guard let made = summary.models else { return fail(.otherModels, "no models recorded") }

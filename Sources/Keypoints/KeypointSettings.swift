@@ -57,27 +57,54 @@ extension KeypointFile {
             self.body = body; self.maxBodies = maxBodies
         }
 
-        /// The fields in which these settings differ from `asked`, as "field: this (asked that)".
-        public func differences(from asked: Settings) -> [String] {
-            var out: [String] = []
-            // `absent`: what a missing value means (unknown for most fields; for `completion`, none ran).
-            func check<T: Equatable>(_ name: String, _ a: T?, _ b: T?, absent: String = "not recorded") {
-                func text(_ v: T?) -> String { v.map { "\($0)" } ?? absent }
-                if a != b { out.append("\(name): \(text(a)) (asked \(text(b)))") }
+        /// A recorded setting, by the name keypoint files give it.
+        public enum Field: String, CaseIterable, Codable, Sendable {
+            case model, maxHands, minDetectionConfidence, minPresenceConfidence, mode, mirrored, smoothing, smoother, rules, pipeline,
+                 completion, body, maxBodies
+        }
+
+        /// One field in which a file's settings differ from those asked for, each value as text (a missing
+        /// value as "not recorded", or "none" for `completion`, `body` and `maxBodies`, where absent means none ran).
+        public struct Difference: Codable, Sendable, Equatable, CustomStringConvertible {
+            public var field: Field
+            public var recorded: String
+            public var asked: String
+
+            public init(field: Field, recorded: String, asked: String) {
+                self.field = field; self.recorded = recorded; self.asked = asked
             }
-            check("model", model, asked.model)
-            check("maxHands", maxHands, asked.maxHands)
-            check("minDetectionConfidence", minDetectionConfidence, asked.minDetectionConfidence)
-            check("minPresenceConfidence", minPresenceConfidence, asked.minPresenceConfidence)
-            check("mode", mode, asked.mode)
-            check("mirrored", mirrored, asked.mirrored)
-            check("smoothing", smoothing, asked.smoothing)
-            check("smoother", smoother, asked.smoother)
-            check("rules", rules, asked.rules)
-            check("pipeline", pipeline, asked.pipeline)
-            check("completion", completion, asked.completion, absent: "none")
-            check("body", body, asked.body, absent: "none")
-            check("maxBodies", maxBodies, asked.maxBodies, absent: "none")
+
+            /// `label recorded (asked asked)`, the field named by `label` (the tool names it by its flag).
+            public func described(label: (Field) -> String) -> String { "\(label(field)) \(recorded) (asked \(asked))" }
+            /// `field: recorded (asked asked)`, the field named as keypoint files name it.
+            public var description: String { described { "\($0.rawValue):" } }
+        }
+
+        /// The fields in which these settings differ from `asked`, in the order of `Field`.
+        public func differences(from asked: Settings) -> [Difference] {
+            var out: [Difference] = []
+            // `absent`: what a missing value means (unknown for most fields; for `completion`, none ran).
+            func check<T: Equatable>(_ field: Field, _ a: T?, _ b: T?, absent: String = "not recorded") {
+                func text(_ v: T?) -> String { v.map { "\($0)" } ?? absent }
+                if a != b { out.append(Difference(field: field, recorded: text(a), asked: text(b))) }
+            }
+            for field in Field.allCases {
+                switch field {
+                case .model: check(field, model, asked.model)
+                case .maxHands: check(field, maxHands, asked.maxHands)
+                case .minDetectionConfidence: check(field, minDetectionConfidence, asked.minDetectionConfidence)
+                case .minPresenceConfidence: check(field, minPresenceConfidence, asked.minPresenceConfidence)
+                case .mode: check(field, mode, asked.mode)
+                case .mirrored: check(field, mirrored, asked.mirrored)
+                case .smoothing: check(field, smoothing, asked.smoothing)
+                case .smoother: check(field, smoother, asked.smoother)
+                case .rules: check(field, rules, asked.rules)
+                case .pipeline: check(field, pipeline, asked.pipeline)
+                case .completion: check(field, completion, asked.completion, absent: "none")
+                case .body: check(field, body, asked.body, absent: "none")
+                case .maxBodies: check(field, maxBodies, asked.maxBodies, absent: "none")
+                }
+            }
             return out
         }
     }

@@ -1,5 +1,3 @@
-import Datasets
-import Extraction
 import FileSystem
 import Foundation
 import KeypointStore
@@ -145,7 +143,7 @@ public actor ClipCatalog {
         let stamp = Stamp(size: st.st_size, modified: st.st_mtim, inode: st.st_ino)
         if let known = figures[relative], known.stamp == stamp { return known.clip }
         guard let file = try? load(url) else { return nil }
-        let row = DatasetReport.clipRow(file, source: relative)
+        let row = ClipFigures(file, source: relative)
         let c = Clip(path: relative, kind: "", labels: [], segments: 0, keypoints: true, frames: row.frames, fps: file.video.fps,
                      duration: Self.duration(file), framesWithHand: row.framesWithHand, detectionRate: row.detectionRate,
                      longestGap: row.longestGap, longestGapSeconds: row.longestGapSeconds)

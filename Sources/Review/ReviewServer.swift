@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Keypoints
 import Logging
+import Support
 
 /// The review page's server: the page, the clip list, each clip's hands, the clips themselves (with
 /// HTTP ranges, so the browser seeks) and the annotation file, read and saved. Every request must carry
@@ -22,12 +23,6 @@ public struct ReviewServer: Sendable {
     let document: AnnotationDocument?
     let page: URL
 
-    /// Thrown when the page's files are not where an installed or built handpose keeps them.
-    public struct PageMissing: Error, CustomStringConvertible {
-        public var looked: [String]
-        public var description: String { "the review page's files are missing (looked in \(looked.joined(separator: ", ")))" }
-    }
-
     public init(root: URL, keypoints: URL, annotations: URL?, options: AnnotationOptions, token: String = ReviewServer.newToken()) throws {
         let folder = ReviewFolder(root)
         clips = folder
@@ -35,25 +30,13 @@ public struct ReviewServer: Sendable {
         media = PlayableMedia(keypoints: keypoints)
         document = annotations.map { AnnotationDocument(file: $0, options: options, clips: folder) }
         self.token = token
-        page = try Self.pageFolder()
+        page = try InstalledFiles(.page).folder(holding: ["index.html"])
     }
 
     /// 128 random bits, as hexadecimal.
     public static func newToken() -> String {
         var g = SystemRandomNumberGenerator()
         return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &g)) }.joined()
-    }
-
-    /// Where the page's files are: beside the executable (SwiftPM's resource bundle, in a build folder)
-    /// or in the installed tree's share/handpose/review.
-    static func pageFolder() throws -> URL {
-        let bin = Executable.url?.deletingLastPathComponent()
-        let candidates = [bin?.appendingPathComponent("handpose_Review.resources/Page"),
-                          bin?.appendingPathComponent("../share/handpose/review").standardizedFileURL].compactMap { $0 }
-        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }) else {
-            throw PageMissing(looked: candidates.map(\.path))
-        }
-        return found
     }
 
     /// Why the server could not listen, said with what to do.

@@ -1,6 +1,6 @@
-import Datasets
+import Support
 
-/// The renderer's random numbers: Datasets' seedable SplitMix64, offset so seeds of `synth` and of
+/// The renderer's random numbers: Support's seedable SplitMix64, offset so seeds of `synth` and of
 /// `export` draw different streams. The same seed renders the same bytes.
 public typealias SeededGenerator = SplitMix64
 

@@ -5,6 +5,7 @@ import Foundation
 import HandLandmarks
 import Inference
 import Keypoints
+import Support
 import VideoIO
 
 /// `handpose bench`: speed measurements (never tests: no limits, just figures and ratios).
@@ -48,7 +49,7 @@ struct BenchModels: ParsableCommand {
     func run() throws {
         // Found before any timing, so a missing script is said at once, with every place looked.
         let script: URL?
-        script = try reference.map { _ in try HelperScripts.find("tflite_reference.py") }
+        script = try reference.map { _ in try InstalledFiles.script("tflite_reference.py") }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
         // Every model and thread count is planned first; then each round times them all in turn, ours and
@@ -60,7 +61,7 @@ struct BenchModels: ParsableCommand {
             let model: TFLiteModel
             let path: String
             do {
-                let folder = try ModelLocator(explicit: models).folder(for: name.hasSuffix("lite") ? .lite : .full)
+                let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(name.hasSuffix("lite") ? .lite : .full))
                 path = folder.appendingPathComponent("\(name).tflite").path
                 model = try TFLiteModel(path: path)
             } catch {
@@ -269,7 +270,7 @@ struct BenchExtract: ParsableCommand {
             throw RuntimeFailure("\(input) is absent; pass clips to time")
         }
         let folder: URL
-        do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw RuntimeFailure("\(error)") }
+        do { folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(.full)) } catch { throw RuntimeFailure("\(error)") }
         let clips = try InputFiles.collect(inputs, recursive: false).items.filter { !InputFiles.isStillImage($0.url) }.map(\.url.path)
         guard !clips.isEmpty else { throw RuntimeFailure("no clips in \(inputs.joined(separator: ", "))") }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
@@ -284,7 +285,7 @@ struct BenchExtract: ParsableCommand {
         }
         // Found before any run, so a missing script is said at once, with every place looked.
         let script: URL?
-        script = try reference.map { _ in try HelperScripts.find("mediapipe_bench.py") }
+        script = try reference.map { _ in try InstalledFiles.script("mediapipe_bench.py") }
         // The rows name the MediaPipe release that ran, as that Python reports it.
         let release = try reference.map { try Self.mediapipeVersion($0) } ?? ""
         func mediapipe(_ name: String, workers: Int) -> Side? {
@@ -441,11 +442,11 @@ struct BenchDecode: ParsableCommand {
     }
 }
 
-extension HelperScripts {
+extension InstalledFiles {
     /// The script `name`, or a failure to run naming every place looked: a missing file is not a
     /// usage error, so no usage text follows.
-    static func find(_ name: String) throws -> URL {
-        do { return try HelperScripts().url(for: name) } catch {
+    static func script(_ name: String) throws -> URL {
+        do { return try InstalledFiles(.scripts).url(for: name) } catch {
             throw RuntimeFailure("\(error)")
         }
     }

@@ -4,6 +4,8 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
+import Support
+import VideoIO
 
 /// `handpose bench complete`: what `extract --complete` buys and costs, plain and completed side by side.
 struct BenchComplete: ParsableCommand {
@@ -32,7 +34,7 @@ struct BenchComplete: ParsableCommand {
 
     func run() throws {
         let folder: URL
-        do { folder = try ModelLocator(explicit: models).folder(for: .full) } catch { throw RuntimeFailure("\(error)") }
+        do { folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(.full)) } catch { throw RuntimeFailure("\(error)") }
         for input in inputs where !FileManager.default.fileExists(atPath: input) { throw RuntimeFailure("\(input): no such file or folder") }
         let clips = try InputFiles.collect(inputs, recursive: true).items.filter { !InputFiles.isStillImage($0.url) }
         guard !clips.isEmpty else { throw RuntimeFailure("no clips in \(inputs.joined(separator: ", "))") }

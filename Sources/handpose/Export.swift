@@ -139,7 +139,7 @@ struct ExportRun {
         do { pipeline = try options.extraction.pipeline(overwrite: false) } catch { noPipeline = "\(error)" }
         let flags = options.extraction
         gathered = ExportKeypoints.gather(inputs, from: KeypointFolder(root), settings: { KeypointFile.Settings(flags.options(forStill: $0)) },
-                                          pipeline: pipeline, noPipeline: noPipeline, allowMixed: options.allowMixed,
+                                          pipeline: pipeline, noPipeline: noPipeline, allowMixed: options.allowMixed, label: ExtractionFlags.label,
                                           extracting: { [quiet = options.quiet] n in
                                               if quiet { return }
                                               FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
@@ -155,7 +155,7 @@ struct ExportRun {
         guard problems.isEmpty else {
             for p in problems {
                 let hint = [Verdict.State.otherSettings, .otherModels].contains(p.state) ? "; extract it again with these flags, or add --allow-mixed" : ""
-                FileHandle.standardError.write(Data("error: \(p.input.url.path): \(Self.asFlags(p.reason))\(hint)\n".utf8))
+                FileHandle.standardError.write(Data("error: \(p.input.url.path): \(p.reason)\(hint)\n".utf8))
             }
             if options.skipBad {
                 FileHandle.standardError.write(Data("leaving out \(problems.count) of \(inputs.count) clips and images (--skip-bad)\n".utf8))
@@ -166,19 +166,6 @@ struct ExportRun {
             throw ExitCode(ToolExit.someInputsFailed)
         }
         return gathered.files
-    }
-
-    /// Settings differences ("model: lite (asked full)") named by the flags that set them.
-    static func asFlags(_ text: String) -> String {
-        let flags = ["model": "--model", "maxHands": "--max-hands", "minDetectionConfidence": "--min-detection-confidence",
-                     "minPresenceConfidence": "--min-presence-confidence", "mode": "--mode", "mirrored": "--mirrored",
-                     "smoothing": "--smooth", "smoother": "smoothing method", "rules": "--legacy (rules)", "completion": "--complete",
-                     "pipeline": "pipeline revision (an earlier handpose made it; extract it again):"]
-        var out = text
-        for (field, flag) in flags {
-            out = out.replacingOccurrences(of: "(\(field): ", with: "(\(flag) ").replacingOccurrences(of: "; \(field): ", with: "; \(flag) ")
-        }
-        return out
     }
 
     /// Splits, augments the --augment-part and writes the dataset (Datasets' `Exporter`); prints the shapes.
@@ -198,7 +185,7 @@ struct ExportRun {
     func write(_ examples: [Example], classes: [String], frames: Int?, kind: String, emptyHint: String) throws {
         var exporter = self.exporter
         exporter.models = gathered.models
-        exporter.skipped = skipped.map { .init(path: $0.input.url.path, reason: Self.asFlags($0.reason)) }
+        exporter.skipped = skipped.map { .init(path: $0.input.url.path, reason: $0.reason) }
         exporter.mixed = gathered.mixed
         for (c, twin) in exporter.unmappedMirrorTwins(classes: classes) {
             FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))

@@ -65,7 +65,9 @@ struct Extract: ParsableCommand {
         let found: InputFiles.Found
         do {
             found = try InputFiles.collect(inputs, recursive: recursive)
-            try InputFiles.prepareOutputFolder(output)
+            try OutputFolder.prepare(output)
+        } catch let error as InputFiles.Problem {
+            throw RuntimeFailure("\(error)")
         } catch let error as ExtractionError {
             throw RuntimeFailure("\(error)")
         }

@@ -4,7 +4,9 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Inference
+import Keypoints
 import Landmarking
+import Support
 
 /// The extraction settings, under the same names wherever keypoints are made (`extract`, and `export`
 /// for clips without keypoints): one set of flags, one meaning.
@@ -44,6 +46,32 @@ struct ExtractionFlags: ParsableArguments {
 
     @Option(help: "With --body: most people per frame.")
     var maxBodies = 1
+
+    /// Each recorded setting named by the flag that sets it: the one table by which `status`, `export` and
+    /// `extract` name a difference between a keypoint file's settings and those asked for. A new field is
+    /// not compiled until it has its flag here.
+    static func label(_ field: KeypointFile.Settings.Field) -> String {
+        switch field {
+        case .model: "--model"
+        case .maxHands: "--max-hands"
+        case .minDetectionConfidence: "--min-detection-confidence"
+        case .minPresenceConfidence: "--min-presence-confidence"
+        case .mode: "--mode"
+        case .mirrored: "--mirrored"
+        case .smoothing: "--smooth"
+        case .smoother: "--smooth's method"
+        case .rules: "--legacy (rules)"
+        case .completion: "--complete"
+        case .pipeline: "pipeline revision (an earlier handpose made it; extract it again):"
+        case .body: "--body"
+        case .maxBodies: "--max-bodies"
+        }
+    }
+
+    /// Differences named by their flags, as `status` and `export` print them.
+    static func describe(_ differences: [KeypointFile.Settings.Difference]) -> String {
+        differences.map { $0.described(label: label) }.joined(separator: "; ")
+    }
 
     // Unconditional: "--jobs -1" reaches validate() (which says what --jobs takes) instead of reading "-1" as a flag.
     @Option(parsing: .unconditional, help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
@@ -86,7 +114,7 @@ struct ExtractionFlags: ParsableArguments {
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
-            let folder = try ModelLocator(explicit: models).folder(for: model)
+            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model))
             var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
                                                   overwrite: overwrite) { flags.options(forStill: $0) }
             pipeline.sharing = SharedConstants.standard()
@@ -98,7 +126,7 @@ struct ExtractionFlags: ParsableArguments {
 
     /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them.
     func modelIdentity() throws -> [String: String] {
-        let folder = try ModelLocator(explicit: models).folder(for: model)
+        let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model))
         var identity = try HandModels.identity(directory: folder, complexity: model)
         if body { identity.merge(try ModelFiles.identity(directory: folder, names: BodyModels.fileNames)) { a, _ in a } }
         return identity

@@ -1,5 +1,6 @@
 import Annotations
 import ArgumentParser
+import FileSystem
 import Foundation
 import Keypoints
 import Rendering

@@ -3,8 +3,9 @@ import Extraction
 import FileSystem
 import Foundation
 import KeypointFormats
-import KeypointStore
 import Keypoints
+import KeypointStore
+import VideoIO
 
 /// `handpose status`: what an output folder holds for a list of inputs, for runs spread over machines.
 struct Status: ParsableCommand {
@@ -48,7 +49,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let found: InputFiles.Found
-        do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as ExtractionError { throw RuntimeFailure("\(e)") }
+        do { found = try InputFiles.collect(inputs, recursive: recursive) } catch let e as InputFiles.Problem { throw RuntimeFailure("\(e)") }
         let root = URL(fileURLWithPath: output)
         if let problem = RegularFile.folderProblem(root.path) { throw RuntimeFailure("\(output): \(problem)") }
         // The models asked for, when they can be found here (a login node may not have them).
@@ -87,7 +88,8 @@ struct Status: ParsableCommand {
         }
         print(line("overall", nil))
         for e in status.entries where e.state != .done {
-            print("  \(e.state.rawValue): \(e.path)" + (e.shard.map { " (shard \($0))" } ?? "") + (e.reason.map { ": \($0)" } ?? ""))
+            let reason = e.differences.map { ExtractionFlags.describe($0) } ?? e.reason
+            print("  \(e.state.rawValue): \(e.path)" + (e.shard.map { " (shard \($0))" } ?? "") + (reason.map { ": \($0)" } ?? ""))
         }
         if status.count(.incomplete) > 0 {
             print("note: incomplete files are kept by later runs; extract them with --overwrite to try again")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Datasets
+import FileSystem
 import Foundation
 import Keypoints
 import Synthesis

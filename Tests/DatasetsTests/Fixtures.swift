@@ -1,6 +1,7 @@
 import Datasets
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// A keypoint file whose hand moves with `x(t)`; `present(i)` says which frames have it.
@@ -43,7 +44,7 @@ func checkWithNumPy(_ script: String, _ dir: URL, file: StaticString = #filePath
     p.waitUntilExit()
     if output.contains("No module named 'numpy'") {
         print("SKIP: NumPy is not installed for python3")
-        throw XCTSkip("NumPy is not installed for python3")
+        throw Prerequisite.missing("NumPy is not installed for python3")
     }
     XCTAssertEqual(p.terminationStatus, 0, output, file: file, line: line)
 }

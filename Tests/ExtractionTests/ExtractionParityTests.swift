@@ -3,6 +3,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
+import Prerequisites
 import VideoIO
 import XCTest
 
@@ -15,7 +16,7 @@ final class ExtractionParityTests: XCTestCase {
         let dir = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent in \(dir.path); run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         return try HandModels(directory: dir, complexity: c)
     }
@@ -27,7 +28,7 @@ final class ExtractionParityTests: XCTestCase {
         let url = Self.corpus.appendingPathComponent(relative)
         guard FileManager.default.fileExists(atPath: url.path) else {
             print("SKIP: \(url.path) is absent (the shared corpus is not beside this clone)")
-            throw XCTSkip("shared corpus absent")
+            throw Prerequisite.missing("shared corpus absent")
         }
         var options = HandTrackerOptions()
         options.mode = mode

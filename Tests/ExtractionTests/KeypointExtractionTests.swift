@@ -2,6 +2,7 @@
 import Foundation
 import HandLandmarks
 import Keypoints
+import Prerequisites
 import VideoIO
 import XCTest
 
@@ -16,7 +17,7 @@ final class KeypointExtractionTests: XCTestCase {
         let models = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent in \(models.path); run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         let clip = Self.root.appendingPathComponent("Samples/montage_0.mp4")
         let total = try VideoReader(url: clip).info.frameCount

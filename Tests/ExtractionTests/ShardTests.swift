@@ -1,5 +1,6 @@
 import Extraction
 import Foundation
+import VideoIO
 import XCTest
 
 /// Shards: parsed from flags and from Slurm's and Kubernetes' variables; every input in exactly one

@@ -3,6 +3,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// `--smooth` on the synthetic clips in Samples/ (rendered by `handpose synth`, with their ground truth),
@@ -16,7 +17,7 @@ final class SmoothingAccuracyTests: XCTestCase {
         let models = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent in \(models.path); run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         let samples = Self.root.appendingPathComponent("Samples")
         let clips = try FileManager.default.contentsOfDirectory(atPath: samples.appendingPathComponent("actions").path)
@@ -55,7 +56,7 @@ final class SmoothingAccuracyTests: XCTestCase {
         XCTAssertEqual(asked.smoother, "centred-quadratic-0.15s")
         var oneEuro = asked
         oneEuro.smoother = nil
-        XCTAssertEqual(oneEuro.differences(from: asked), ["smoother: not recorded (asked centred-quadratic-0.15s)"])
+        XCTAssertEqual(oneEuro.differences(from: asked).map(\.description), ["smoother: not recorded (asked centred-quadratic-0.15s)"])
         options.mode = .image
         XCTAssertNil(KeypointFile.Settings(options).smoother, "image mode smooths nothing and names no smoother")
         options.mode = .video

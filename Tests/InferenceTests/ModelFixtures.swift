@@ -1,8 +1,9 @@
-import Foundation
-import XCTest
-@_spi(Testing) import Inference
 #if arch(x86_64)
+@_spi(Testing) import Inference
+import Foundation
 import KernelsAVX512OnAVX2
+import Prerequisites
+import XCTest
 #endif
 
 /// Where the repository's model files and reference interpreter are; tests that need them skip, saying why.
@@ -17,7 +18,7 @@ enum Fixtures {
         let path = root.appendingPathComponent("Models/\(name).tflite").path
         guard FileManager.default.fileExists(atPath: path) else {
             print("SKIP: \(path) is absent; run `make setup`")
-            throw XCTSkip("\(path) is absent; run `make setup`")
+            throw Prerequisite.missing("\(path) is absent; run `make setup`")
         }
         return path
     }
@@ -26,7 +27,7 @@ enum Fixtures {
         let py = root.appendingPathComponent(".venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: py) else {
             print("SKIP: \(py) is absent; run `make setup` for the TFLite reference interpreter")
-            throw XCTSkip("no reference interpreter at \(py)")
+            throw Prerequisite.missing("no reference interpreter at \(py)")
         }
         return py
     }
@@ -44,7 +45,7 @@ enum Fixtures {
         p.arguments = [root.appendingPathComponent("scripts/tflite_reference.py").path, "run", model, inputFile.path, dir.path]
         try p.run()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw XCTSkip("reference interpreter failed (\(p.terminationStatus))") }
+        guard p.terminationStatus == 0 else { throw Prerequisite.missing("reference interpreter failed (\(p.terminationStatus))") }
         return try (0..<outputs).map { i in
             let d = try Data(contentsOf: dir.appendingPathComponent("\(i).f32"))
             return d.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

@@ -2,6 +2,7 @@ import Foundation
 import HandLandmarks
 import Inference
 import Landmarking
+import Prerequisites
 import VideoIO
 import XCTest
 
@@ -17,9 +18,9 @@ final class RealCropParityTests: XCTestCase {
         let url = Self.corpus.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else {
             print("SKIP: \(url.path) is absent (the shared corpus is not beside the repository)")
-            throw XCTSkip("\(url.path) is absent")
+            throw Prerequisite.missing("\(url.path) is absent")
         }
-        guard let frame = try VideoReader(url: url).nextFrame() else { throw XCTSkip("\(name) has no frame") }
+        let frame = try XCTUnwrap(try VideoReader(url: url).nextFrame(), "\(name) has no frame")
         return frame
     }
 

@@ -78,7 +78,9 @@ final class VerdictTests: XCTestCase {
         try keypoints("other.mp4") { $0.settings?.maxHands = 1 }
         let o = verdict("other.mp4", other)
         XCTAssertEqual(o.state, .otherSettings)
-        XCTAssertEqual(o.differences, ["maxHands: 1 (asked 2)"])
+        XCTAssertEqual(o.differences, [.init(field: .maxHands, recorded: "1", asked: "2")])
+        XCTAssertEqual(o.reason, "maxHands: 1 (asked 2)")
+        XCTAssertEqual(o.reason { "--\($0.rawValue)" }, "--maxHands 1 (asked 2)")
         let none = try input("none.mp4")
         try keypoints("none.mp4") { $0.settings = nil }
         XCTAssertEqual(verdict("none.mp4", none).state, .otherSettings)

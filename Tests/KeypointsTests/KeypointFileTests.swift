@@ -114,8 +114,9 @@ final class KeypointFileTests: XCTestCase {
         // A setting not recorded differs from any asked value: such files are not taken as made otherwise.
         let asked = KeypointFile.Settings(model: "lite", maxHands: 1, minDetectionConfidence: 0.5, minPresenceConfidence: 0.5,
                                           mode: "video", mirrored: false, smoothing: false, rules: "tasks")
-        XCTAssertEqual(b.settings!.differences(from: asked).first, "minDetectionConfidence: not recorded (asked 0.5)")
-        XCTAssertTrue(b.settings!.differences(from: asked).contains("rules: tasks2 (asked tasks)"))
+        XCTAssertEqual(b.settings!.differences(from: asked).first, .init(field: .minDetectionConfidence, recorded: "not recorded", asked: "0.5"))
+        XCTAssertEqual(b.settings!.differences(from: asked).first?.description, "minDetectionConfidence: not recorded (asked 0.5)")
+        XCTAssertTrue(b.settings!.differences(from: asked).map(\.description).contains("rules: tasks2 (asked tasks)"))
         XCTAssertEqual(asked.differences(from: asked), [])
     }
 

@@ -3,6 +3,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// Keypoints/keypoints.schema.json against real files: one `extract` makes from a sample clip and
@@ -15,12 +16,12 @@ final class KeypointSchemaTests: XCTestCase {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             print("SKIP: \(python.path) is absent; run `make setup`")
-            throw XCTSkip("no .venv")
+            throw Prerequisite.missing("no .venv")
         }
         let models = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent in \(models.path); run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -99,7 +100,7 @@ final class KeypointSchemaTests: XCTestCase {
         print(output)
         if output.contains("No module named 'jsonschema'") {
             print("SKIP: .venv has no jsonschema; run `make setup`")
-            throw XCTSkip("no jsonschema")
+            throw Prerequisite.missing("no jsonschema")
         }
         XCTAssertEqual(p.terminationStatus, 0, output)
     }

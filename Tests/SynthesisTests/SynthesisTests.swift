@@ -3,6 +3,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
+import Prerequisites
 import Rendering
 import Synthesis
 import VideoIO
@@ -38,7 +39,7 @@ final class SynthesisTests: XCTestCase {
         let models = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent; run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("synth-acc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }

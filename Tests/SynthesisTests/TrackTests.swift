@@ -1,5 +1,6 @@
 import Foundation
 import HandLandmarks
+import Prerequisites
 import VideoIO
 import XCTest
 
@@ -12,7 +13,7 @@ final class TrackTests: XCTestCase {
         let dir = Self.root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent; run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         return try HandModels(directory: dir, complexity: .full)
     }

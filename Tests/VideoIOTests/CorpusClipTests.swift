@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
+import Prerequisites
 import VideoIO
+import XCTest
 
 /// Real clips from ../shared/corpus: frame counts and sizes must match what MediaPipe's run decoded.
 final class CorpusClipTests: XCTestCase {
@@ -11,7 +12,7 @@ final class CorpusClipTests: XCTestCase {
         let clips = Self.corpus.appendingPathComponent("clips")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: clips.path), !names.isEmpty else {
             print("SKIP corpus clip tests: \(clips.path) is absent")
-            throw XCTSkip("shared corpus absent at \(clips.path)")
+            throw Prerequisite.missing("shared corpus absent at \(clips.path)")
         }
         for name in names.sorted() {
             let ref = Self.corpus.appendingPathComponent("reference/\(name).hands.json")

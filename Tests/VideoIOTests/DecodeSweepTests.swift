@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
+import Prerequisites
 @testable import VideoIO
+import XCTest
 
 /// Decodes stills and clips of awkward sizes with a guard page right after every buffer handed to
 /// FFmpeg: a write (or read) past a buffer's documented padding faults here at once. Before buffers were
@@ -28,13 +29,13 @@ final class DecodeSweepTests: XCTestCase {
         let python = Self.root.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             print("SKIP: .venv absent; run `make setup`")
-            throw XCTSkip(".venv absent")
+            throw Prerequisite.missing(".venv absent")
         }
         let made = try run(python.path, [Self.root.appendingPathComponent("scripts/make_stills.py").path, dir.path,
                                          Self.widths.map(String.init).joined(separator: ","),
                                          Self.heights.map(String.init).joined(separator: ",")])
         guard made.status == 0 else {
-            if made.output.contains("No module named 'PIL'") { print("SKIP: Pillow absent from .venv; run `make setup`"); throw XCTSkip("Pillow absent") }
+            if made.output.contains("No module named 'PIL'") { print("SKIP: Pillow absent from .venv; run `make setup`"); throw Prerequisite.missing("Pillow absent") }
             return XCTFail("make_stills.py failed: \(made.output)")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
@@ -60,7 +61,7 @@ final class DecodeSweepTests: XCTestCase {
     func testShortClipsOfAwkwardSizesDecode() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw XCTSkip("ffmpeg command absent")
+            throw Prerequisite.missing("ffmpeg command absent")
         }
         // (encoder, pixel format, container, sizes): 4:2:0 needs even sizes; 4:4:4 and MJPEG take any.
         let plans: [(String, String, String, [(Int, Int)])] = [
@@ -100,7 +101,7 @@ final class DecodeSweepTests: XCTestCase {
     func testTheLastColumnsAreDecodedInEveryWidth() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw XCTSkip("ffmpeg command absent")
+            throw Prerequisite.missing("ffmpeg command absent")
         }
         for (codec, pixfmt, container) in [("mpeg4", "yuv420p", "mp4"), ("mjpeg", "yuvj422p", "avi")] {
             for w in stride(from: 330, through: 346, by: 2) {

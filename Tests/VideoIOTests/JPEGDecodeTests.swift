@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
+import Prerequisites
 import VideoIO
+import XCTest
 
 /// JPEG stills are decoded as MediaPipe's users decode them: the pixels equal OpenCV's `cv2.imread`
 /// (libjpeg-turbo, EXIF orientation applied) exactly, for every chroma subsampling, odd sizes and all
@@ -40,7 +41,7 @@ final class JPEGDecodeTests: XCTestCase {
         print(len(cases))
         """#
         let (code, text) = try runPython(python, script, dir.path)
-        guard code != 127 else { print("SKIP: \(text)"); throw XCTSkip("no .venv with OpenCV") }
+        guard code != 127 else { print("SKIP: \(text)"); throw Prerequisite.missing("no .venv with OpenCV") }
         XCTAssertEqual(code, 0, text)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".jpg") }.sorted()
         XCTAssertEqual(names.count, 24, text)

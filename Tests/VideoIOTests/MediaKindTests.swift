@@ -1,5 +1,4 @@
 import Annotations
-import Extraction
 import Foundation
 import XCTest
 import VideoIO

@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
+import Prerequisites
 @testable import VideoIO
+import XCTest
 
 final class VideoReaderTests: XCTestCase {
     var dir: URL!
@@ -75,7 +76,7 @@ final class VideoReaderTests: XCTestCase {
     func testDeclaredColourSpaceIsReadAsFFmpegReadsIt() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw XCTSkip("ffmpeg command absent")
+            throw Prerequisite.missing("ffmpeg command absent")
         }
         let dir = ClipFactory.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

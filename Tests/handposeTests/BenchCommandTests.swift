@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// `bench extract` measures a real extraction from outside, the way it measures MediaPipe: the whole
@@ -41,7 +42,7 @@ final class BenchScriptsCommandTests: XCTestCase {
     func testScriptsAreFoundBesideAnInstalledBinary() throws {
         let models = try ToolRunner.models()
         let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
-        guard FileManager.default.isExecutableFile(atPath: built.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        guard FileManager.default.isExecutableFile(atPath: built.path) else { throw Prerequisite.missing("handpose binary not found beside the tests") }
         let fm = FileManager.default
         let dir = fm.temporaryDirectory.appendingPathComponent("bench-scripts-\(UUID().uuidString)")
         defer { try? fm.removeItem(at: dir) }

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// `extract --body` end to end with the real models: every output read by its own ecosystem's reader in
@@ -13,7 +14,7 @@ final class BodyCommandTests: XCTestCase {
         let (check, missing) = try ToolRunner.process(python, ["-c", "import pose_format, numpy"])
         guard check == 0 else {
             print("SKIP: .venv lacks pose-format or NumPy (run `make setup`): \(missing.suffix(200))")
-            throw XCTSkip("no pose-format in .venv")
+            throw Prerequisite.missing("no pose-format in .venv")
         }
         return python
     }
@@ -24,7 +25,7 @@ final class BodyCommandTests: XCTestCase {
         let paths = names.map { Self.corpus.appendingPathComponent($0).path }
         guard paths.allSatisfy(FileManager.default.fileExists) else {
             print("SKIP: the shared corpus (\(Self.corpus.path)) is absent: no footage of people to find bodies in")
-            throw XCTSkip("shared corpus absent")
+            throw Prerequisite.missing("shared corpus absent")
         }
         return paths
     }
@@ -55,7 +56,7 @@ final class BodyCommandTests: XCTestCase {
         let clip = Self.corpus.appendingPathComponent("clips/mma_arm_wrestling.mp4")
         guard FileManager.default.fileExists(atPath: clip.path) else {
             print("SKIP: the shared corpus (\(Self.corpus.path)) is absent: no footage of two people")
-            throw XCTSkip("shared corpus absent")
+            throw Prerequisite.missing("shared corpus absent")
         }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("bodies2-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }

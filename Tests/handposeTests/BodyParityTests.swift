@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// `extract --body` against MediaPipe's own PoseLandmarker (Tasks, the release `make setup` installs in
@@ -29,12 +30,12 @@ final class BodyParityTests: XCTestCase {
         let tasks = ToolRunner.root.appendingPathComponent(".venv-tasks/bin/python").path
         guard try ToolRunner.process(tasks, ["-c", "import mediapipe, cv2"]).0 == 0 else {
             print("SKIP: .venv-tasks has no MediaPipe (make setup installs it)")
-            throw XCTSkip("no MediaPipe in .venv-tasks")
+            throw Prerequisite.missing("no MediaPipe in .venv-tasks")
         }
         let clips = Self.corpus.appendingPathComponent("clips"), images = Self.corpus.appendingPathComponent("images")
         guard FileManager.default.fileExists(atPath: clips.path), FileManager.default.fileExists(atPath: images.path) else {
             print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
-            throw XCTSkip("shared corpus absent")
+            throw Prerequisite.missing("shared corpus absent")
         }
         let stills = try FileManager.default.contentsOfDirectory(atPath: images.path).sorted()
         let inputs = Self.steadyClips.map { clips.appendingPathComponent($0).path } + stills.map { images.appendingPathComponent($0).path }

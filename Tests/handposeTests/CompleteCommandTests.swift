@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// `extract --complete` end to end with the real models, on `handpose synth --losses` clips (hands that
@@ -20,7 +21,7 @@ final class CompleteCommandTests: XCTestCase {
         let (check, missing) = try ToolRunner.process(python, ["-c", "import pose_format, numpy"])
         guard check == 0 else {
             print("SKIP: .venv lacks pose-format or NumPy (run `make setup`): \(missing.suffix(200))")
-            throw XCTSkip("no pose-format in .venv")
+            throw Prerequisite.missing("no pose-format in .venv")
         }
         let synth = dir.appendingPathComponent("synth").path
         let plain = dir.appendingPathComponent("plain").path, completed = dir.appendingPathComponent("completed").path
@@ -98,7 +99,18 @@ final class CompleteCommandTests: XCTestCase {
         XCTAssertEqual(code, 0, text)
         (code, text) = try ToolRunner.run(["status", completed, "--inputs", synth, "-r"] + formats)
         XCTAssertNotEqual(code, 0, text)
-        XCTAssertTrue(text.contains("completion: backward-1s+join-0.5s+fill-0.3s+vote (asked none)"), text)
+        // Named by its flag, as export names it below: one table for both.
+        XCTAssertTrue(text.contains("--complete backward-1s+join-0.5s+fill-0.3s+vote (asked none)"), text)
+        (code, text) = try ToolRunner.run(["status", completed, "--inputs", synth, "-r", "--json"] + formats)
+        XCTAssertNotEqual(code, 0, text)
+        // --json gives the difference typed: field, recorded, asked.
+        struct Open: Decodable { var open: [Entry]; struct Entry: Decodable { var differences: [[String: String]]? } }
+        let json = try XCTUnwrap(text.firstIndex(of: "{").flatMap { a in text.lastIndex(of: "}").map { text[a...$0] } }, text)
+        let open = try JSONDecoder().decode(Open.self, from: Data(json.utf8)).open
+        XCTAssertFalse(open.isEmpty, text)
+        for entry in open {
+            XCTAssertEqual(entry.differences, [["field": "completion", "recorded": "backward-1s+join-0.5s+fill-0.3s+vote", "asked": "none"]], text)
+        }
         (code, text) = try ToolRunner.run(["extract", synth, "-r", "-o", completed, "--complete"] + formats)
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("8 files: 0 done, 8 skipped"), text)

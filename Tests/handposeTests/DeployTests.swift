@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// The deployment recipes and documents are well formed and agree with what they describe: the
@@ -17,7 +18,7 @@ final class DeployTests: XCTestCase {
         let validator = Self.root.appendingPathComponent(".venv/bin/kubernetes-validate").path
         guard FileManager.default.isExecutableFile(atPath: validator) else {
             print("SKIP: \(validator) is absent; run `make setup`")
-            throw XCTSkip("kubernetes-validate absent")
+            throw Prerequisite.missing("kubernetes-validate absent")
         }
         let (code, text) = try ToolRunner.process(validator, ["-k", "1.30.0", "--strict", "deploy/kubernetes/extract-job.yaml"])
         XCTAssertEqual(code, 0, text)

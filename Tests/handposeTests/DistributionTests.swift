@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// What users run where there is no Swift toolchain, built and run here as they would run it:
@@ -25,7 +26,7 @@ final class DistributionTests: XCTestCase {
         }
         for tool in tools where !["/usr/bin", "/usr/sbin"].contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }) {
             print("SKIP: \(tool) is absent; make setup installs it")
-            throw XCTSkip("\(tool) absent")
+            throw Prerequisite.missing("\(tool) absent")
         }
     }
 
@@ -35,9 +36,12 @@ final class DistributionTests: XCTestCase {
         if made[target] == nil { made[target] = try ToolRunner.process("/usr/bin/make", ["--no-print-directory", target]) }
         let (code, text) = made[target]!
         XCTAssertEqual(code, 0, "make \(target): \(text)")
-        guard code == 0 else { throw XCTSkip("make \(target) failed") }
+        guard code == 0 else { throw MakeFailed(description: "make \(target) failed") }
         return text
     }
+
+    /// A `make` target failed: the test stops (the assertion above says why).
+    struct MakeFailed: Error, CustomStringConvertible { var description: String }
 
     /// The image built and loaded into the checkout's podman storage, by its name.
     static func loadedImage() throws -> String {
@@ -105,7 +109,7 @@ final class DistributionTests: XCTestCase {
     static func jobContainer() throws -> JobContainer {
         let python = root.appendingPathComponent(".venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("SKIP: .venv is absent; run make setup"); throw XCTSkip(".venv absent")
+            print("SKIP: .venv is absent; run make setup"); throw Prerequisite.missing(".venv absent")
         }
         let script = """
         import json, sys, yaml

@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// `extract --jobs N` runs N worker processes at once, also when N is above the number of cores (the
@@ -36,7 +37,7 @@ final class ExtractJobsTests: XCTestCase {
         }
         let models = try ToolRunner.models()
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("handpose binary not found beside the tests") }
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw Prerequisite.missing("handpose binary not found beside the tests") }
         let jobs = ProcessInfo.processInfo.activeProcessorCount + 2
         // As many clips as jobs, so that every supervisor takes one (one clip of Samples/, copied).
         let clip = ToolRunner.root.appendingPathComponent("Samples/actions/wave_0.mp4")

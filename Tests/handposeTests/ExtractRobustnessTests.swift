@@ -1,6 +1,7 @@
 import Datasets
 import Foundation
 import Keypoints
+import Prerequisites
 import Synthesis
 import VideoIO
 import XCTest
@@ -32,13 +33,13 @@ final class ExtractRobustnessTests: XCTestCase {
         let synth = dir.appendingPathComponent("synth")
         try SyntheticDataset.generate(s, to: synth, tool: .init(name: "handpose", version: "test"))
         let python = Self.root.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else { print("SKIP: .venv absent; run `make setup`"); throw XCTSkip(".venv absent") }
+        guard FileManager.default.isExecutableFile(atPath: python) else { print("SKIP: .venv absent; run `make setup`"); throw Prerequisite.missing(".venv absent") }
         let stills = dir.appendingPathComponent("stills")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
         p.arguments = [Self.root.appendingPathComponent("scripts/make_stills.py").path, stills.path, "200,683", "200,384"]
         try p.run(); p.waitUntilExit()
-        guard p.terminationStatus == 0 else { print("SKIP: make_stills.py failed (Pillow absent? run `make setup`)"); throw XCTSkip("no stills") }
+        guard p.terminationStatus == 0 else { print("SKIP: make_stills.py failed (Pillow absent? run `make setup`)"); throw Prerequisite.missing("no stills") }
         let fm = FileManager.default
         for folder in [good, mixed] {
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)

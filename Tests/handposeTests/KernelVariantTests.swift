@@ -1,6 +1,7 @@
 import Datasets
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// One binary for every x86-64 CPU: each instruction set HANDPOSE_MAX_ISA selects gives the same
@@ -127,7 +128,7 @@ final class KernelVariantTests: XCTestCase {
         let qemu = ["/usr/bin/qemu-x86_64", "/usr/bin/qemu-x86_64-static"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let qemu else {
             print("SKIP: qemu-x86_64 absent (Debian's qemu-user; make setup installs it)")
-            throw XCTSkip("qemu-user absent")
+            throw Prerequisite.missing("qemu-user absent")
         }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
         let models = try ToolRunner.models()

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// Without /proc (a bare chroot, some HPC sandboxes) handpose still reads its command line and starts
@@ -10,7 +11,7 @@ final class NoProcTests: XCTestCase {
     func testExtractWorksWithoutProc() throws {
         let models = try ToolRunner.models()
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
-            print("SKIP: unshare absent (util-linux)"); throw XCTSkip("unshare absent")
+            print("SKIP: unshare absent (util-linux)"); throw Prerequisite.missing("unshare absent")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("noproc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// `extract --format json,pose,csv,npz` end to end, each file read by its own ecosystem's reader in
@@ -12,7 +13,7 @@ final class OutputFormatTests: XCTestCase {
         let (check, missing) = try ToolRunner.process(python, ["-c", "import pose_format, numpy, cv2"])
         guard check == 0 else {
             print("SKIP: .venv lacks pose-format, NumPy or OpenCV (run `make setup`): \(missing.suffix(200))")
-            throw XCTSkip("no pose-format in .venv")
+            throw Prerequisite.missing("no pose-format in .venv")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("formats-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// `handpose review` in a real browser: Debian's Chromium, headless, driven by Selenium from .venv
@@ -12,9 +13,9 @@ final class ReviewBrowserTests: XCTestCase {
         _ = try ToolRunner.models()
         let python = ToolRunner.root.appendingPathComponent(".venv/bin/python").path
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver", python] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is absent; `make setup` installs Chromium, its driver and Selenium")
+            throw Prerequisite.missing("\(tool) is absent; `make setup` installs Chromium, its driver and Selenium")
         }
-        guard (try ToolRunner.process(python, ["-c", "import selenium"])).0 == 0 else { throw XCTSkip("Selenium is not in .venv; run `make setup`") }
+        guard (try ToolRunner.process(python, ["-c", "import selenium"])).0 == 0 else { throw Prerequisite.missing("Selenium is not in .venv; run `make setup`") }
 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("review-browser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// What the Slurm and Kubernetes recipes lean on: `--failed-inputs-ok` turns "finished, some inputs
@@ -39,7 +40,7 @@ final class SchedulerFlagsTests: XCTestCase {
     /// --failed-inputs-ok, one sentence, and no input recorded as failed.
     func testAWorkerThatCannotStartStopsTheRunWithoutBlamingInputs() throws {
         let models = try ToolRunner.models()
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { print("SKIP: prlimit absent (util-linux)"); throw XCTSkip("prlimit absent") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { print("SKIP: prlimit absent (util-linux)"); throw Prerequisite.missing("prlimit absent") }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
         let out = dir.appendingPathComponent("out")
         let (code, text) = try ToolRunner.process("/usr/bin/prlimit", ["--nofile=6:6", binary, "extract", dir.appendingPathComponent("in").path, "-r",

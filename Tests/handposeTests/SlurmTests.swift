@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// The Slurm recipe on a real one-node cluster (scripts/slurm-cluster.sh): a 4-task array over
@@ -9,7 +10,7 @@ final class SlurmTests: XCTestCase {
     func testArrayJobMatchesOneRunAndAResubmittedTaskResumes() throws {
         let models = try ToolRunner.models()
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw XCTSkip("handpose binary not found beside the tests") }
+        guard FileManager.default.isExecutableFile(atPath: binary) else { throw Prerequisite.missing("handpose binary not found beside the tests") }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("slurm-\(UUID().uuidString)")
         let state = dir.appendingPathComponent("cluster")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

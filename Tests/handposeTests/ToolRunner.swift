@@ -1,4 +1,5 @@
 import Foundation
+import Prerequisites
 import XCTest
 
 /// Runs the built `handpose` beside the tests, as a user would.
@@ -10,7 +11,7 @@ enum ToolRunner {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             print("SKIP: handpose binary not found beside the tests")
-            throw XCTSkip("handpose binary not found beside the tests")
+            throw Prerequisite.missing("handpose binary not found beside the tests")
         }
         return try process(binary.path, arguments, environment: environment)
     }
@@ -39,7 +40,7 @@ enum ToolRunner {
         let m = root.appendingPathComponent("Models")
         guard FileManager.default.fileExists(atPath: m.appendingPathComponent("hand_landmark_full.tflite").path) else {
             print("SKIP: models absent; run `make setup`")
-            throw XCTSkip("models absent")
+            throw Prerequisite.missing("models absent")
         }
         return m.path
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import Prerequisites
 import XCTest
 
 /// `extract`, `status` and `export` agree on every input's verdict: one table, a case per verdict
@@ -73,7 +74,7 @@ final class VerdictAgreementTests: XCTestCase {
         for (name, source) in ["new": "fist_0", "old": "fist_1"] {
             let (code, text) = try ToolRunner.process("/usr/bin/ffmpeg", ["-v", "error", "-i", samples.appendingPathComponent("poses/fist/\(source).png").path,
                                                                           input.appendingPathComponent("poses/fist/\(name).jpg").path])
-            guard code == 0 else { print("SKIP: ffmpeg cannot write JPEG here: \(text)"); throw XCTSkip("ffmpeg") }
+            guard code == 0 else { print("SKIP: ffmpeg cannot write JPEG here: \(text)"); throw Prerequisite.missing("ffmpeg") }
         }
         // Everything extracted, then each case made as a user's folder comes to hold it.
         let (first, firstText) = try ToolRunner.run(["extract", input.path, "-r", "-o", kp.path, "--models", models, "-q"])

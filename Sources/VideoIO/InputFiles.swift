@@ -1,9 +1,8 @@
+import FileSystem
 import Foundation
-import HandLandmarks
-import Keypoints
-import VideoIO
 
-/// Finding inputs and deciding which are already done.
+/// The clips and images named on a command line or found in its folders, each with the path that names
+/// its outputs (`extract`, `status`, `bench`, the review page's list).
 public enum InputFiles {
     /// Tracked in image mode: `MediaKind`'s rule, the one `VideoReader.info.isStillImage` reports.
     public static func isStillImage(_ url: URL) -> Bool { MediaKind.isStillImage(url) }
@@ -25,6 +24,26 @@ public enum InputFiles {
         public var otherFiles = 0
     }
 
+    /// Why inputs cannot be taken: each case names the path a user must look at.
+    public enum Problem: Error, CustomStringConvertible, Equatable {
+        case input(path: String, reason: String)
+        /// Inputs that would share an output: `listed` names the pairs (at most ten, then a count).
+        case collisions(count: Int, listed: String)
+
+        public var description: String {
+            switch self {
+            case .input(let p, let r): return "\(p): \(r)"
+            case .collisions(let n, let listed):
+                return """
+                \(n) outputs would be written twice:
+                  \(listed)
+                Outputs are named by the path relative to each input given; give the folder that holds them all \
+                (e.g. the parent folder with -r) so their paths differ, or extract them into separate output folders.
+                """
+            }
+        }
+    }
+
     /// Every clip and image named or inside a named folder, with its path relative to that folder.
     /// Symlinked folders are followed; a folder or file already reached (a loop, or two links to one
     /// place) is visited once and the other path reported. Unreadable folders are reported, not dropped.
@@ -35,9 +54,9 @@ public enum InputFiles {
         for input in inputs {
             guard let id = FileID(input) else {
                 if (try? FileManager.default.destinationOfSymbolicLink(atPath: input)) != nil {
-                    throw ExtractionError.input(path: input, reason: "a symbolic link to something that does not exist")
+                    throw Problem.input(path: input, reason: "a symbolic link to something that does not exist")
                 }
-                throw ExtractionError.input(path: input, reason: "no such file or folder")
+                throw Problem.input(path: input, reason: "no such file or folder")
             }
             let url = URL(fileURLWithPath: input).standardizedFileURL
             if !id.isFolder {
@@ -68,7 +87,7 @@ public enum InputFiles {
         guard clashes.isEmpty else {
             let shown = clashes.prefix(10).joined(separator: "\n  ")
             let more = clashes.count > 10 ? "\n  ... and \(clashes.count - 10) more" : ""
-            throw ExtractionError.collisions(count: clashes.count, listed: shown + more)
+            throw Problem.collisions(count: clashes.count, listed: shown + more)
         }
     }
 
@@ -109,21 +128,6 @@ public enum InputFiles {
             } else {
                 found.otherFiles += 1
             }
-        }
-    }
-
-    /// An output folder checked before any work: it is a folder (or can be made one) and can be written.
-    public static func prepareOutputFolder(_ path: String) throws {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw ExtractionError.output(path: path, reason: "is a file; the output must be a folder (a new or existing one)") }
-        } else {
-            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-                throw ExtractionError.output(path: path, reason: "cannot create the output folder (\(describe(error)))")
-            }
-        }
-        guard access(path, W_OK | X_OK) == 0 else {
-            throw ExtractionError.output(path: path, reason: "cannot write into the output folder (\(String(cString: strerror(errno))))")
         }
     }
 }

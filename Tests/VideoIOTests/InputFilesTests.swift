@@ -1,5 +1,5 @@
-import Extraction
 import Foundation
+import VideoIO
 import XCTest
 
 /// The input walk as a library: names relative to the input given, hidden files left out, a folder
@@ -31,7 +31,7 @@ final class InputFilesTests: XCTestCase {
     func testTwoInputsClaimingOneOutputAreRefusedNamingBoth() throws {
         XCTAssertThrowsError(try InputFiles.collect([dir.appendingPathComponent("call").path, dir.appendingPathComponent("rock").path],
                                                     recursive: false)) { error in
-            guard case ExtractionError.collisions(let count, let listed) = error else { return XCTFail("\(error)") }
+            guard case InputFiles.Problem.collisions(let count, let listed) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(count, 1)
             XCTAssertTrue(listed.contains("call/0001.jpg") && listed.contains("rock/0001.jpg"), listed)
         }

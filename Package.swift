@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
         .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
-            "Annotations", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
+            "Annotations", "FileSystem", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "handposeTests", dependencies: ["Prerequisites", "handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Prerequisites", "Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
@@ -127,5 +127,5 @@ let package = Package(
         .testTarget(name: "DatasetsTests", dependencies: ["Prerequisites", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Prerequisites", "Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ] + kernelVariants + testOnlyVariants,
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,8 @@ struct MediaLocator {
     /// File name to the clips of that name under `mediaRoot`, listed once when first needed.
     private let index = Index()
 
+    /// Unchecked: a locator is used by one thread at a time (validation runs file by file); the class only
+    /// lets a value type fill its index once, lazily.
     final class Index: @unchecked Sendable { var byName: [String: [String]]? }
 
     init(root: URL, mediaRoot: URL?) {

@@ -166,7 +166,7 @@ public struct Exporter {
             }
             chosenParts.append((part, chosen))
         }
-        let staged = try StagedFolder(output, replace: replace)
+        let staged = try StagedFolder.export(output, replace: replace)
         do {
             for (part, chosen) in chosenParts {
                 let dir = part.isEmpty ? staged.staging : staged.staging.appendingPathComponent(part)

@@ -1,6 +1,7 @@
 import Foundation
 import Keypoints
 import KeypointStore
+import Synchronization
 import VideoIO
 
 /// The keypoint files an export uses. Each input's verdict (`KeypointFolder.verdict`, the same that
@@ -172,9 +173,8 @@ public struct ExportKeypoints {
 }
 
 /// Failures reported by a pipeline's events, gathered from its threads.
-final class FailureLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String: String] = [:]
-    var reasons: [String: String] { lock.lock(); defer { lock.unlock() }; return items }
-    func add(_ name: String, _ reason: String) { lock.lock(); if items[name] == nil { items[name] = reason }; lock.unlock() }
+final class FailureLog: Sendable {
+    private let items = Mutex<[String: String]>([:])
+    var reasons: [String: String] { items.withLock { $0 } }
+    func add(_ name: String, _ reason: String) { items.withLock { if $0[name] == nil { $0[name] = reason } } }
 }

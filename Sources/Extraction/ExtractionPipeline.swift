@@ -7,13 +7,14 @@ import KeypointFormats
 import Keypoints
 import KeypointStore
 import Landmarking
+import Synchronization
 import VideoIO
 
 /// Turns clips and images into keypoint files: one pipeline for `extract`, `export`'s on-the-fly
 /// extraction and `bench`. Each file runs in a worker process (`jobs` of them): a file that crashes
 /// FFmpeg or the engine costs that file only, and a new worker takes the next. Outputs are named by
 /// `outputURL`; an output newer than its input and made with the same settings and models is kept.
-public struct ExtractionPipeline {
+public struct ExtractionPipeline: Sendable {
     /// The hidden subcommand of the tool that runs `ExtractionWorker.serve`.
     public static let workerCommand = "extract-worker"
 
@@ -108,7 +109,7 @@ public struct ExtractionPipeline {
             + modelHashes.sorted { $0.key < $1.key }.flatMap { ["--model-hash", "\($0.key)=\($0.value)"] }
         let folder = KeypointFolder(root)
         // A failure is recorded beside the outputs (for `status`) and reported.
-        func failed(_ item: InputFiles.Item, _ reason: String) {
+        @Sendable func failed(_ item: InputFiles.Item, _ reason: String) {
             FailureRecord(input: item.relative, reason: reason).write(in: folder)
             events(.failed(item.relative, reason: reason))
         }
@@ -117,7 +118,7 @@ public struct ExtractionPipeline {
         defer { stop.release() }
         let cannotStart = FirstError()
         // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker.
-        func supervise() {
+        @Sendable func supervise() {
             var worker: WorkerProcess?
             defer { worker?.finish() }
             while !stop.requested, cannotStart.error == nil, let index = next.take() {
@@ -201,29 +202,29 @@ public struct ExtractionPipeline {
 }
 
 /// The first of the supervisors' failures to start a worker, which stops the others.
-final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: String?
-    var error: String? { lock.lock(); defer { lock.unlock() }; return first }
-    func record(_ e: String) { lock.lock(); if first == nil { first = e }; lock.unlock() }
+final class FirstError: Sendable {
+    private let first = Mutex<String?>(nil)
+    var error: String? { first.withLock { $0 } }
+    func record(_ e: String) { first.withLock { if $0 == nil { $0 = e } } }
 }
 
 /// A shared position in the list of work.
-final class WorkQueue: @unchecked Sendable {
-    private var value = 0
+final class WorkQueue: Sendable {
+    private let value = Mutex(0)
     private let count: Int
-    private let lock = NSLock()
     init(count: Int) { self.count = count }
     func take() -> Int? {
-        lock.lock(); defer { lock.unlock() }
-        guard value < count else { return nil }
-        value += 1
-        return value - 1
+        value.withLock { value in
+            guard value < count else { return nil }
+            value += 1
+            return value - 1
+        }
     }
 }
 
 /// SIGINT and SIGTERM while a pipeline runs: take no new file and stop the workers, so the caller can
 /// still report what was done. A worker that died must not take the supervisor with it: SIGPIPE is ignored.
+/// Unchecked: its state is guarded by `lock`, and the signal sources it holds are Dispatch's (thread-safe, not marked).
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false

@@ -120,9 +120,10 @@ public enum KeypointExtraction {
         // Ends when the clip does, or at the first push after inference gave up on the clip (`cancel`):
         // decoding the rest of a failed clip would only keep a core busy.
         let decoded = DecodeCount()
+        let handoff = DecoderHandoff(reader: reader)
         let decoder = Thread {
             do {
-                while let f = try reader.nextFrame() {
+                while let f = try handoff.reader.nextFrame() {
                     decoded.value += 1
                     guard queue.push(.frame(f)) else { break }
                 }
@@ -256,6 +257,7 @@ extension KeypointExtraction {
 /// A bounded hand-over of decoded frames between the decoding thread and inference. The consumer
 /// may `cancel` it: the items waiting are dropped, and every push from then on returns false at once,
 /// so the producer is never left blocked on a full queue and knows to stop.
+/// Unchecked: every access to `items` and `cancelled` holds `condition`'s lock.
 final class FrameQueue: @unchecked Sendable {
     enum Item { case frame(VideoFrame), end, failed(Error) }
     private var items: [Item] = []
@@ -296,7 +298,14 @@ final class FrameQueue: @unchecked Sendable {
     }
 }
 
+/// The reader handed to the decoding thread, which alone uses it until it ends (`run` waits for that
+/// before it returns): one owner at a time, which the compiler cannot see, hence unchecked.
+private struct DecoderHandoff: @unchecked Sendable {
+    let reader: VideoReader
+}
+
 /// Frames the decoding thread decoded, read only after `ended` is signalled.
+/// Unchecked: `value` is written by the decoding thread alone and read after `ended`, which orders the two.
 private final class DecodeCount: @unchecked Sendable {
     var value = 0
     let ended = DispatchSemaphore(value: 0)

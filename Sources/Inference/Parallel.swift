@@ -19,8 +19,17 @@ struct Parallel {
             pool.run { p in body((count * p / parts)..<(count * (p + 1) / parts), p) }
             return
         }
-        DispatchQueue.concurrentPerform(iterations: parts) { p in
-            body((count * p / parts)..<(count * (p + 1) / parts), p)
+        withoutActuallyEscaping(body) { body in
+            let work = PartitionedWork(body: body)
+            DispatchQueue.concurrentPerform(iterations: parts) { p in
+                work.body((count * p / parts)..<(count * (p + 1) / parts), p)
+            }
         }
     }
+}
+
+/// A kernel's body run by several threads at once: each part writes only its own range and its own slot's
+/// scratch, a partition the compiler cannot see, hence unchecked (concurrentPerform returns before `split`).
+private struct PartitionedWork: @unchecked Sendable {
+    let body: (Range<Int>, Int) -> Void
 }

@@ -5,6 +5,8 @@ import Synchronization
 /// Worker threads kept alive between kernel calls: after a task they spin briefly for the next one,
 /// then sleep on a condition. Splitting a 0.1 ms kernel over two cores then costs microseconds, where
 /// a dispatch to Foundation's pool per kernel cost more than it saved.
+/// Unchecked: `task` is set before `generation` is published and read by the workers after they see it
+/// (acquire/release on the atomics), the hand-over the compiler cannot follow.
 final class WorkerPool: @unchecked Sendable {
     let workers: Int
     private let generation = Atomic<Int>(0)

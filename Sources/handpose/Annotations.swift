@@ -104,52 +104,18 @@ struct Convert: ParsableCommand {
                 try AtomicFile.write(LabelStudioWriter.tasks(segments, frameRate: fps, modelVersion: "handpose \(Handpose.version)"), to: out)
                 try AtomicFile.write(Data(LabelStudioWriter.labelConfig(classes: classes, frameRate: fps).utf8), to: config)
                 return "wrote \(out.path) (\(segments.count) segments) and \(config.path), the labeling config to paste into the project"
-            case .eaf where out.pathExtension.lowercased() == "eaf":
-                try writeElan(segments, into: out)
             case .eaf:
-                // The folder is written beside its place and moved there whole: a replaced folder keeps no
-                // .eaf of an earlier run, and a failure part-way leaves the old one as it was.
-                let staged = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).\(getpid()).partial")
-                try? FileManager.default.removeItem(at: staged)
-                do { try writeElan(segments, into: staged) } catch { try? FileManager.default.removeItem(at: staged); throw error }
-                if FileManager.default.fileExists(atPath: out.path) {
-                    let old = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).\(getpid()).old")
-                    try FileManager.default.moveItem(at: out, to: old)
-                    try FileManager.default.moveItem(at: staged, to: out)
-                    try? FileManager.default.removeItem(at: old)
-                } else {
-                    try FileManager.default.moveItem(at: staged, to: out)
-                }
+                try ElanFolder.write(segments, to: out, overwrite: overwrite)
             }
-        } catch let e as RuntimeFailure { throw e } catch {
+        } catch let e as RuntimeFailure { throw e } catch let e as ElanFolder.WriteError {
+            if case .severalClips = e { throw RuntimeFailure("\(e)", code: ToolExit.usage) }
+            throw RuntimeFailure("\(e)", code: ToolExit.dataErrors)
+        } catch let e as StagedFolder.Refusal {
+            throw RuntimeFailure("\(e)")
+        } catch {
             throw RuntimeFailure("cannot write \(out.path): \(error)")
         }
         return "wrote \(out.path) (\(segments.count) segments, \(classes.count) classes)"
-    }
-
-    /// One .eaf per clip under `folder`, named by the clip's path (or the file `folder` itself, named
-    /// .eaf, for one clip); open ends filled from the clip.
-    static func writeElan(_ segments: [Segment], into folder: URL) throws {
-        var byClip: [String: [Segment]] = [:]
-        for s in segments { byClip[s.videoPath, default: []].append(s) }
-        let single = folder.pathExtension.lowercased() == "eaf"
-        if single && byClip.count > 1 {
-            throw RuntimeFailure("\(folder.path): an ELAN file describes one clip, and these segments name \(byClip.count); give a folder (one .eaf per clip)",
-                                 code: ToolExit.usage)
-        }
-        for (path, list) in byClip.sorted(by: { $0.key < $1.key }) {
-            var list = list
-            if list.contains(where: { $0.start == nil || $0.end == nil }) {
-                let duration: Double
-                do { duration = try VideoReader(url: list[0].video).info.duration } catch {
-                    throw RuntimeFailure("\(list[0].videoFile): cannot open it for its duration (a segment has no end): \(error)", code: ToolExit.dataErrors)
-                }
-                for k in list.indices { list[k].start = list[k].start ?? 0; list[k].end = list[k].end ?? duration }
-            }
-            let eaf = single ? folder : folder.appendingPathComponent(path + ".eaf")
-            try FileManager.default.createDirectory(at: eaf.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(Data(ElanWriter.document(list, clip: list[0].videoFile, savedAt: eaf).utf8), to: eaf)
-        }
     }
 }
 

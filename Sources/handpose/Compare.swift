@@ -29,19 +29,9 @@ struct Compare: ParsableCommand {
             }
         }
         if json {
-            func obj(_ c: KeypointComparison) -> [String: Any] {
-                ["frames": c.frames, "count_agreement": c.countAgreement, "matched_hands": c.matchedHands,
-                 "chirality_agreement": c.chiralityAgreement, "mean_deviation_palms": c.meanDeviation,
-                 "p95_deviation_palms": c.p95Deviation, "jitter_palms": c.meanJitter.map { $0 as Any } ?? NSNull(), "hands_only_in_a": c.handsOnlyInA, "hands_only_in_b": c.handsOnlyInB,
-                 "frames_with_hand_twice_in_a": c.framesWithHandTwiceInA, "frames_with_hand_twice_in_b": c.framesWithHandTwiceInB,
-                 "count_agreement_without_twice": c.countAgreementWithoutTwice,
-                 "pck": c.pck.map { Dictionary(uniqueKeysWithValues: zip(KeypointComparison.pckThresholds.map { "\($0)" }, $0)) as Any } ?? NSNull(),
-                 "joint_deviation_palms": Dictionary(uniqueKeysWithValues: zip(Joint.names, c.jointDeviations))]
-            }
-            var files: [String: Any] = [:]
-            for (n, c) in rows { files[n] = obj(c) }
-            let out: [String: Any] = ["files": files, "overall": obj(total), "errors": errors]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            struct Out: Encodable { var files: [String: KeypointComparison.Summary]; var overall: KeypointComparison.Summary; var errors: [String] }
+            let out = Out(files: Dictionary(rows.map { ($0.0, KeypointComparison.Summary($0.1)) }) { a, _ in a }, overall: .init(total), errors: errors)
+            print(try JSONText.pretty(out))
         } else {
             var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "jitter"]
                          + KeypointComparison.pckThresholds.map { "PCK@\($0)" } + ["only A", "only B", "twice A", "twice B"]]

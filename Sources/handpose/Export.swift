@@ -132,7 +132,7 @@ struct ExportRun {
             throw ValidationError("--keypoints \(options.keypoints) lies inside the output folder \(options.output), which an export replaces whole; keep keypoints elsewhere")
         }
         // The output is checked before any extraction (a file in the way, a non-empty folder without --overwrite).
-        do { try StagedFolder(output, replace: options.overwrite).discard() } catch { throw RuntimeFailure("\(error)") }
+        do { try StagedFolder.export(output, replace: options.overwrite).discard() } catch { throw RuntimeFailure("\(error)") }
         // The models asked for; when they cannot be found, files made already are still usable.
         var pipeline: ExtractionPipeline?
         var noPipeline = ""

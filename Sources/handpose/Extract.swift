@@ -90,7 +90,7 @@ struct Extract: ParsableCommand {
             FileHandle.standardOutput.write(Data(paths.joined().utf8))
             return
         }
-        let report = Report(total: items.count, quiet: quiet)
+        let report = ExtractProgress(total: items.count, quiet: quiet)
         for s in found.skipped { report.note(s.path, s.reason, lost: s.lost) }
         if shard != nil && items.isEmpty && !found.items.isEmpty {
             report.finish(seconds: 0, output: output)

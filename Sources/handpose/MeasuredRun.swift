@@ -59,6 +59,7 @@ struct MeasuredRun {
 }
 
 /// Samples the memory of a process and its descendants from /proc on a thread of its own.
+/// Unchecked: `running`, `total` and `largest` are read and written under `lock`.
 final class MemorySampler: @unchecked Sendable {
     private let root: pid_t
     private let interval: Double

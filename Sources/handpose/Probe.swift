@@ -31,17 +31,7 @@ struct Probe: ParsableCommand {
             }
         }
         if json {
-            var rows: [[String: Any]] = infos.map { i in
-                ["path": i.path, "ok": i.framesPastEndOfFile == 0, "container": i.container, "codec": i.codec, "pixelFormat": i.pixelFormat,
-                 "width": i.width, "height": i.height, "rotation": i.rotation,
-                 "averageFrameRate": i.averageFrameRate, "nominalFrameRate": i.nominalFrameRate,
-                 "duration": i.duration, "frames": i.frameCount, "framesEstimated": i.frameCountIsEstimate,
-                 "still": i.isStillImage, "framesPastEndOfFile": i.framesPastEndOfFile, "decoder": i.decoder,
-                 "exifOrientation": i.exifOrientation.map { $0 as Any } ?? NSNull()]
-            }
-            rows += failures.map { ["path": $0.0, "ok": false, "error": $0.1] }
-            let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print(try JSONText.pretty(infos.map(ProbeRow.read) + failures.map { ProbeRow.failed(path: $0.0, error: $0.1) }))
         } else {
             let header = ["file", "size", "rot", "fps avg", "fps nominal", "duration", "frames", "codec", "pixels", "decoder"]
             var rows = infos.map { i in
@@ -73,5 +63,33 @@ enum Table {
                 i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
+    }
+}
+
+/// One line of `probe --json`: a file's stream facts, or why it could not be read.
+enum ProbeRow: Encodable {
+    case read(VideoInfo)
+    case failed(path: String, error: String)
+
+    enum Key: String, CodingKey {
+        case path, ok, container, codec, pixelFormat, width, height, rotation, averageFrameRate, nominalFrameRate, duration, frames,
+             framesEstimated, still, framesPastEndOfFile, decoder, exifOrientation, error
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var o = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .failed(let path, let error):
+            try o.encode(path, forKey: .path); try o.encode(false, forKey: .ok); try o.encode(error, forKey: .error)
+        case .read(let i):
+            try o.encode(i.path, forKey: .path); try o.encode(i.framesPastEndOfFile == 0, forKey: .ok)
+            try o.encode(i.container, forKey: .container); try o.encode(i.codec, forKey: .codec); try o.encode(i.pixelFormat, forKey: .pixelFormat)
+            try o.encode(i.width, forKey: .width); try o.encode(i.height, forKey: .height); try o.encode(i.rotation, forKey: .rotation)
+            try o.encode(i.averageFrameRate, forKey: .averageFrameRate); try o.encode(i.nominalFrameRate, forKey: .nominalFrameRate)
+            try o.encode(i.duration, forKey: .duration); try o.encode(i.frameCount, forKey: .frames)
+            try o.encode(i.frameCountIsEstimate, forKey: .framesEstimated); try o.encode(i.isStillImage, forKey: .still)
+            try o.encode(i.framesPastEndOfFile, forKey: .framesPastEndOfFile); try o.encode(i.decoder, forKey: .decoder)
+            try o.encode(i.exifOrientation, forKey: .exifOrientation)   // null when the file has none
+        }
     }
 }

@@ -73,7 +73,7 @@ struct ReviewCommand: ParsableCommand {
                 try await serving.run { address in
                     print("handpose review: open \(address.absoluteString)")
                     print("(Ctrl-C stops the server)")
-                    fflush(stdout)
+                    fflush(nil)   // every C stream: stdout is shared mutable state to Swift 6
                 }
             } catch { outcome.error = error }
             finished.signal()
@@ -82,5 +82,6 @@ struct ReviewCommand: ParsableCommand {
         if let error = outcome.error { throw RuntimeFailure("review: \(error)") }
     }
 
+    /// Unchecked: written by the server's task before it signals `finished`, read only after the wait.
     final class Outcome: @unchecked Sendable { var error: Error? }
 }

@@ -69,44 +69,31 @@ struct Validate: ParsableCommand {
         let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
         let omitted = set.log.omitted
 
-        // Per-class counts and seconds.
-        var counts: [String: Int] = [:], seconds: [String: Double] = [:]
-        var videos = Set<String>()
-        for s in set.segments {
-            counts[s.label, default: 0] += 1
-            let duration = facts[s.videoFile]?.duration ?? 0
-            seconds[s.label, default: 0] += max(0, (s.end ?? duration) - (s.start ?? 0))
-            videos.insert(s.videoFile)
-        }
-        for p in set.poses { counts[p.label, default: 0] += 1 }
+        let (totals, clips) = set.classTotals(durations: facts.mapValues(\.duration))
         let classes = set.classes
 
         if json {
-            let out: [String: Any] = [
-                "diagnostics": diagnostics.map { d -> [String: Any] in
-                    var o: [String: Any] = ["severity": d.severity.rawValue, "kind": d.kind.name, "file": d.file, "message": d.message]
-                    if let l = d.line { o["line"] = l }
-                    if let c = d.column { o["column"] = c }
-                    if let h = d.hint { o["hint"] = h }
-                    return o
-                },
-                "omitted": omitted.map { ["kind": $0.kind.name, "severity": $0.severity.rawValue, "count": $0.count] as [String: Any] },
-                "summary": ["clips": videos.count, "segments": set.segments.count, "images": set.poses.count,
-                            "classes": classes.map { ["label": $0, "count": counts[$0] ?? 0, "seconds": seconds[$0] ?? 0] },
-                            "errors": set.errorCount, "warnings": set.warningCount],
-            ]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            struct Row: Encodable { var severity: String; var kind: String; var file: String; var message: String; var line: Int?; var column: Int?; var hint: String? }
+            struct Omitted: Encodable { var kind: String; var severity: String; var count: Int }
+            struct Summary: Encodable { var clips: Int; var segments: Int; var images: Int; var classes: [ClassTotals]; var errors: Int; var warnings: Int }
+            struct Out: Encodable { var diagnostics: [Row]; var omitted: [Omitted]; var summary: Summary }
+            let out = Out(diagnostics: diagnostics.map { Row(severity: $0.severity.rawValue, kind: $0.kind.name, file: $0.file, message: $0.message,
+                                                              line: $0.line, column: $0.column, hint: $0.hint) },
+                          omitted: omitted.map { Omitted(kind: $0.kind.name, severity: $0.severity.rawValue, count: $0.count) },
+                          summary: Summary(clips: clips, segments: set.segments.count, images: set.poses.count, classes: totals,
+                                           errors: set.errorCount, warnings: set.warningCount))
+            print(try JSONText.pretty(out))
         } else {
             for d in diagnostics { print(d) }
             for o in omitted { print(o.description) }
             if !diagnostics.isEmpty { print("") }
-            print(set.poses.isEmpty ? "\(videos.count) clips, \(set.segments.count) segments, \(classes.count) classes"
+            print(set.poses.isEmpty ? "\(clips) clips, \(set.segments.count) segments, \(classes.count) classes"
                                     : "\(set.poses.count) images, \(classes.count) classes")
             var table = [["class", "examples", set.poses.isEmpty ? "seconds" : ""]]
             let shownClasses = maxDiagnostics == 0 ? classes.count : 200
-            for c in classes.prefix(shownClasses) {
+            for c in totals.prefix(shownClasses) {
                 // A label is a value from the file: shown short, like every value in a message.
-                table.append([Diagnostic.elided(c), "\(counts[c] ?? 0)", set.poses.isEmpty ? String(format: "%.1f", seconds[c] ?? 0) : ""])
+                table.append([Diagnostic.elided(c.label), "\(c.count)", set.poses.isEmpty ? String(format: "%.1f", c.seconds) : ""])
             }
             print(Table.render(table).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             if classes.count > shownClasses { print("  ... and \(Diagnostic.grouped(classes.count - shownClasses)) more classes") }

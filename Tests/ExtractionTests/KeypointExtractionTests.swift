@@ -3,6 +3,7 @@ import Foundation
 import HandLandmarks
 import Keypoints
 import Prerequisites
+import Synchronization
 import VideoIO
 import XCTest
 
@@ -48,16 +49,17 @@ final class KeypointExtractionTests: XCTestCase {
         let frame = VideoFrame(index: 0, time: 0, width: 1, height: 1, pixels: [0, 0, 0])
         XCTAssertTrue(queue.push(.frame(frame)))
         let blocked = DispatchSemaphore(value: 0)
-        var second: Bool?
+        let second = Mutex<Bool?>(nil)
         let producer = Thread {
-            second = queue.push(.frame(frame))   // the queue is full: waits until cancelled
+            let pushed = queue.push(.frame(frame))   // the queue is full: waits until cancelled
+            second.withLock { $0 = pushed }
             blocked.signal()
         }
         producer.start()
         usleep(20_000)
         queue.cancel()
         blocked.wait()
-        XCTAssertEqual(second, false)
+        XCTAssertEqual(second.withLock { $0 }, false)
         XCTAssertFalse(queue.push(.end), "a cancelled queue takes nothing more")
     }
 }

@@ -2,6 +2,7 @@ import Datasets
 import Foundation
 import Keypoints
 import Prerequisites
+import Synchronization
 import XCTest
 
 /// One binary for every x86-64 CPU: each instruction set HANDPOSE_MAX_ISA selects gives the same
@@ -134,15 +135,15 @@ final class KernelVariantTests: XCTestCase {
         let models = try ToolRunner.models()
         // Both emulated CPUs at once: one core each. The choice is the CPU's alone: a cap the test run
         // was given (HANDPOSE_MAX_ISA=baseline, to test the baseline) is lifted for these runs.
-        var results: [String: (Int32, String)] = [:]
-        let lock = NSLock()
+        let collected = Mutex<[String: (Int32, String)]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             let cpu = ["Nehalem", "Haswell"][i]
             let r = (try? ToolRunner.process(qemu, ["-cpu", cpu, binary, "bench", "models", "--runs", "1", "--rounds", "1",
                                                     "--threads", "1", "--json", "--models", models],
                                                    environment: ["HANDPOSE_MAX_ISA": "avx512"])) ?? (-1, "could not start qemu")
-            lock.lock(); results[cpu] = r; lock.unlock()
+            collected.withLock { $0[cpu] = r }
         }
+        let results = collected.withLock { $0 }
         for (cpu, isa) in [("Nehalem", "baseline"), ("Haswell", "avx2")] {
             let (code, text) = results[cpu] ?? (-1, "no result")
             XCTAssertEqual(code, 0, "\(cpu): \(text.suffix(2000))")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VideoIO
 import XCTest
 
@@ -46,7 +47,8 @@ final class ReviewProcess {
 /// server as written): the token on every request, nothing served from outside the root or the
 /// keypoint folder, byte ranges for seeking, saves that are whole or refused, and clips a browser
 /// cannot play converted once to H.264.
-final class ReviewServerTests: XCTestCase {
+/// Unchecked: its two concurrent saves read `dir` and `server`, set once in setUp, and write only their own slot.
+final class ReviewServerTests: XCTestCase, @unchecked Sendable {
     var dir: URL!
     var root: URL { dir.appendingPathComponent("clips") }
     var keypoints: URL { dir.appendingPathComponent("kp") }
@@ -214,12 +216,12 @@ final class ReviewServerTests: XCTestCase {
             "{\"version\": \"\(version)\", \"segments\": [{\"video\": \"actions/grab_0.mp4\", \"label\": \"grab\", \"start\": 0.\(k), \"end\": 1.5}," +
                 " {\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}]}"
         }
-        var statuses = [Int](repeating: 0, count: 2)
-        let lock = NSLock()
+        let saved = Mutex([Int](repeating: 0, count: 2))
         DispatchQueue.concurrentPerform(iterations: 2) { k in
             let status = (try? curl("/api/annotations", token: t, method: "PUT", body: bodies[k]).0) ?? -1
-            lock.withLock { statuses[k] = status }
+            saved.withLock { $0[k] = status }
         }
+        let statuses = saved.withLock { $0 }
         XCTAssertEqual(statuses.sorted(), [200, 409])
         let winner = statuses.firstIndex(of: 200)! + 1
         XCTAssertEqual(try String(contentsOf: csv, encoding: .utf8),

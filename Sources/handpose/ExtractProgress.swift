@@ -3,7 +3,8 @@ import Foundation
 
 /// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary,
 /// which names every file that failed, crashed, came out incomplete or was passed over, with the reason.
-final class Report: @unchecked Sendable {
+/// Unchecked: its counts and problems are read and written under `lock`.
+final class ExtractProgress: @unchecked Sendable {
     let total: Int
     let quiet: Bool
     let tty = isatty(STDERR_FILENO) != 0

@@ -1,18 +1,6 @@
 import Foundation
 import Keypoints
 
-/// One output of an input's extraction, written as frames complete: `complete` writes what only the
-/// end knows and closes the temporary file, `commit` renames it into place, `abandon` removes it.
-public protocol KeypointOutput: AnyObject {
-    var url: URL { get }
-    func append(_ frame: KeypointFile.Frame) throws
-    func complete(_ file: KeypointFile) throws
-    func commit() throws
-    func abandon()
-}
-
-extension KeypointFileWriter: KeypointOutput {}
-
 /// Scratch space for values that must be written after others in the final file (a `.pose` body keeps
 /// all coordinates before all confidences; an `.npz` member per array): a file opened beside the
 /// output and unlinked at once, so nothing is left behind whatever happens to the process.

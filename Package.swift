@@ -90,6 +90,9 @@ let package = Package(
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         .target(name: "Annotations", dependencies: ["VideoIO", "FileSystem"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Support", "Keypoints", "KeypointFormats", "Annotations"]),
+        // What is learnt from keypoint files and exports: the dataset report and its baseline classifier, comparison
+        // of keypoint files, sequence figures, draft segments.
+        .target(name: "Analysis", dependencies: ["Datasets", "FileSystem", "Keypoints", "KeypointFormats"]),
         .target(name: "Extraction", dependencies: ["FileSystem", "Support", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["Support", "VideoIO", "Keypoints", "Rendering", "Datasets", "Annotations"]),
@@ -103,29 +106,31 @@ let package = Package(
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // For the tests only: what a test needs that `make setup` installs; missing, it skips, or fails under CI=true.
-        .target(name: "Prerequisites", path: "Tests/Prerequisites"),
+        // For the tests only: what a test needs that `make setup` installs (missing, it skips, or fails under CI=true),
+        // and the keypoint-file fixtures more than one test target builds on.
+        .target(name: "TestSupport", dependencies: ["Keypoints"], path: "Tests/TestSupport"),
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
-        .testTarget(name: "VideoIOTests", dependencies: ["Prerequisites", "VideoIO", "Annotations"]),
+        .testTarget(name: "VideoIOTests", dependencies: ["TestSupport", "VideoIO", "Annotations"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
-        .testTarget(name: "InferenceTests", dependencies: ["Prerequisites", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
+        .testTarget(name: "InferenceTests", dependencies: ["TestSupport", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
         .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [
             "Annotations", "FileSystem", "VideoIO", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
-        .testTarget(name: "handposeTests", dependencies: ["Prerequisites", "handpose", "Synthesis", "Datasets", "VideoIO"]),
-        .testTarget(name: "SynthesisTests", dependencies: ["Prerequisites", "Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "KeypointsTests", dependencies: ["Prerequisites", "Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
+        .testTarget(name: "handposeTests", dependencies: ["Analysis", "TestSupport", "handpose", "Synthesis", "Datasets", "VideoIO"]),
+        .testTarget(name: "SynthesisTests", dependencies: ["Analysis", "TestSupport", "Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["TestSupport", "Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
-        .testTarget(name: "DatasetsTests", dependencies: ["Prerequisites", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "ExtractionTests", dependencies: ["Prerequisites", "Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "AnalysisTests", dependencies: ["TestSupport", "Analysis", "Datasets", "Keypoints", "HandLandmarks"]),
+        .testTarget(name: "DatasetsTests", dependencies: ["TestSupport", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
+        .testTarget(name: "ExtractionTests", dependencies: ["Analysis", "TestSupport", "Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
     ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v6]
 )

@@ -337,3 +337,19 @@ public enum TrainingSet {
         try put(Data(manifest.utf8), "manifest.jsonl")
     }
 }
+
+extension ExportSettings {
+    /// `--flip-labels a:b,c:d`: each pair's labels trade places in mirrored copies, both ways.
+    public static func flipLabels(_ text: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in text.split(separator: ",") {
+            let names = pair.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard names.count == 2, !names[0].isEmpty, !names[1].isEmpty, names[0] != names[1] else {
+                throw DatasetError.invalid(path: "--flip-labels", reason: "'\(pair)' is not two different classes as a:b")
+            }
+            out[names[0]] = names[1]
+            out[names[1]] = names[0]
+        }
+        return out
+    }
+}

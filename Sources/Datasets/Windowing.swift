@@ -13,7 +13,7 @@ public enum HandChoice: String, Codable, Sendable, CaseIterable {
 /// What each joint carries, in order.
 public enum FeatureSet: String, Codable, Sendable, CaseIterable {
     case xyc, xyz, xyzc
-    var count: Int { rawValue.count }
+    public var count: Int { rawValue.count }
 }
 
 public enum Normalization: String, Codable, Sendable, CaseIterable { case none, wrist, bbox }

@@ -36,7 +36,7 @@ public struct ExtractionPipeline: Sendable {
     /// the verdicts and handed to the workers, which record it in every keypoint file.
     public var modelHashes: [String: String]
     /// Tracker settings for an input; `true` for still images.
-    public var settings: @Sendable (Bool) -> HandTrackerOptions
+    public var settings: @Sendable (Bool) -> ExtractionSettings
     public var jobs: Int
     public var overwrite: Bool
     /// The files written for each input (the keypoint file always among them).
@@ -46,12 +46,12 @@ public struct ExtractionPipeline: Sendable {
     public var sharing: SharedConstants?
 
     public init(modelsDirectory: URL, complexity: HandTrackerOptions.Complexity, jobs: Int, overwrite: Bool,
-                settings: @escaping @Sendable (Bool) -> HandTrackerOptions) throws {
+                settings: @escaping @Sendable (Bool) -> ExtractionSettings) throws {
         self.modelsDirectory = modelsDirectory
         self.complexity = complexity
         modelHashes = try HandModels.identity(directory: modelsDirectory, complexity: complexity)
         // `--body`: the pose models are part of what made the files, recorded and compared like the hands'.
-        if settings(false).body {
+        if settings(false).body != nil {
             modelHashes.merge(try ModelFiles.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
         }
         self.settings = settings

@@ -11,7 +11,7 @@ struct ExtractionJob: Codable {
     /// The output folder: each format's file is `OutputFormat.url(for: relative, in: root)`.
     var root: String
     var relative: String
-    var options: HandTrackerOptions
+    var options: ExtractionSettings
     var formats: [OutputFormat]
 }
 
@@ -57,20 +57,20 @@ public enum ExtractionWorker {
             if let crashOn, URL(fileURLWithPath: job.input).lastPathComponent == crashOn { raise(SIGSEGV) }
             var sent = Date()
             do {
-                guard job.options.model == complexity else {
-                    throw ExtractionError.input(path: job.input, reason: "the worker runs the \(complexity.rawValue) models, the job asks for \(job.options.model.rawValue)")
+                guard job.options.hands.model == complexity else {
+                    throw ExtractionError.input(path: job.input, reason: "the worker runs the \(complexity.rawValue) models, the job asks for \(job.options.hands.model.rawValue)")
                 }
-                if let tracker { tracker.options = job.options } else {
-                    tracker = try HandTracker(models: models, options: job.options, threads: threads)
+                if let tracker { tracker.options = job.options.hands } else {
+                    tracker = try HandTracker(models: models, options: job.options.hands, threads: threads)
                 }
-                if job.options.body && body == nil {
+                if let bodyOptions = job.options.bodyOptions, body == nil {
                     let bodyModels = try BodyModels(directory: directory, sharing: sharing,
                                                     hashes: hashes.map { h in h.filter { BodyModels.fileNames.contains($0.key) } }.flatMap { $0.isEmpty ? nil : $0 })
-                    body = try BodyTracker(models: bodyModels, options: BodyTrackerOptions(job.options), threads: threads)
+                    body = try BodyTracker(models: bodyModels, options: bodyOptions, threads: threads)
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: tracker!, body: job.options.body ? body : nil, tool: tool, formats: job.formats,
+                                                             tracker: tracker!, body: job.options.body == nil ? nil : body, settings: job.options, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))

@@ -50,27 +50,30 @@ public enum KeypointExtraction {
     /// damaged or cut short keeps the frames decoded before the damage: the file is written marked
     /// `incomplete` with the decoder's error. A file that yields no frame at all, or an inference error,
     /// throws and leaves nothing behind. `decodeThreads`: FFmpeg's threads (0: FFmpeg chooses).
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
-                               to output: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool,
+    /// `settings`: what to make (nil: the tracker's hands, with the body when `body` is given, nothing after tracking).
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+                               tool: KeypointFile.Tool, to output: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
+        try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings ?? .init(tracker, body), tool: tool,
                     into: KeypointOutputs(outputs: [try KeypointFileWriter(url: output)]), decodeThreads: decodeThreads, progress: progress)
     }
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
-                               formats: [OutputFormat], root: URL, decodeThreads: Int = 0, progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool,
-                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: tracker.options.completes,
-                                          bodies: body == nil ? 0 : tracker.options.maxBodies),
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+                               tool: KeypointFile.Tool, formats: [OutputFormat], root: URL, decodeThreads: Int = 0,
+                               progress: (Int) -> Void = { _ in }) throws -> Outcome {
+        let settings = settings ?? .init(tracker, body)
+        return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings, tool: tool,
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: settings.completes,
+                                          bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1),
                     decodeThreads: decodeThreads, progress: progress)
     }
 
-    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, tool: KeypointFile.Tool,
+    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, settings: ExtractionSettings, tool: KeypointFile.Tool,
                         into outputs: KeypointOutputs, decodeThreads: Int, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
-            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool, decodeThreads: decodeThreads,
+            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings, tool: tool, decodeThreads: decodeThreads,
                                             progress: progress) { frame in
                 hands += frame.hands.count
                 frames += 1
@@ -89,10 +92,11 @@ public enum KeypointExtraction {
     }
 
     /// The same, kept in memory: the whole file comes back.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool,
-                               progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+                               tool: KeypointFile.Tool, progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         var frames: [KeypointFile.Frame] = []
-        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, tool: tool, decodeThreads: 0, progress: progress) { frames.append($0) }
+        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings ?? .init(tracker, body), tool: tool,
+                                decodeThreads: 0, progress: progress) { frames.append($0) }
         file.frames = frames
         file.video.frames = frames.count
         return file
@@ -104,15 +108,18 @@ public enum KeypointExtraction {
     /// a failed clip must not be decoded to its end).
     /// `body`: the body pipeline, run on every frame beside the hands, each hand then tied to a body
     /// (`BodyAssociation`) once the hands are final (after `--complete` and `--smooth`).
-    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, tool: KeypointFile.Tool, decodeThreads: Int,
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+                    tool: KeypointFile.Tool, decodeThreads: Int,
                     progress: (Int) -> Void, decoderEnded: (_ framesDecoded: Int) -> Void = { _ in },
                     sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
         let start = ContinuousClock.now
         var profile = Profile()
+        let settings = settings ?? .init(tracker, body)
         let reader = try VideoReader(url: url, threads: decodeThreads)
+        if tracker.options != settings.hands { tracker.options = settings.hands }
         tracker.reset()
-        // The body pipeline follows the hands' settings (a still is in image mode for both).
-        body?.options = BodyTrackerOptions(tracker.options)
+        // The body pipeline follows the hands' mode (a still is in image mode for both).
+        if let body, let options = settings.bodyOptions { body.options = options }
         // One decoded frame waits (and one more is converted meanwhile): decoding takes a few ms a frame
         // against 25-30 of inference, so a deeper queue only held more frames (6 MB each at 1080p) with
         // no measurable gain in `bench extract`.
@@ -142,7 +149,7 @@ public enum KeypointExtraction {
             decoderEnded(decoded.value)
         }
         // `--smooth` holds each frame until the frames after it are known (a few, see TrackSmoother).
-        let smoothing = tracker.options.smoothing && tracker.options.mode == .video && !reader.info.isStillImage
+        let smoothing = settings.smooths && !reader.info.isStillImage
         let rate = reader.info.averageFrameRate > 0 ? reader.info.averageFrameRate : reader.info.nominalFrameRate
         var smoother = smoothing ? TrackSmoother(frameRate: rate) : TrackSmoother(radius: 0)
         func write(_ frames: [TrackedFrame]) throws {
@@ -156,7 +163,7 @@ public enum KeypointExtraction {
             profile.writing += ContinuousClock.now - writing
         }
         // `--complete` keeps the clip's hands until it has been read (see `complete`).
-        let completing = tracker.options.completes && !reader.info.isStillImage
+        let completing = settings.completes && !reader.info.isStillImage
         var held: [TrackedFrame] = []
         var count = 0
         var last: Int?
@@ -205,7 +212,7 @@ public enum KeypointExtraction {
         tool.kernels = tracker.kernels
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
-                                settings: KeypointFile.Settings(tracker.options),
+                                settings: KeypointFile.Settings(settings),
                                 models: tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a })
         file.video.decoder = info.decoder
         if body != nil { file.schema = KeypointFile.bodySchemaName }
@@ -309,4 +316,11 @@ private struct DecoderHandoff: @unchecked Sendable {
 private final class DecodeCount: @unchecked Sendable {
     var value = 0
     let ended = DispatchSemaphore(value: 0)
+}
+
+extension ExtractionSettings {
+    /// What a tracker (and a body tracker beside it) make alone: their settings, nothing after tracking.
+    init(_ tracker: HandTracker, _ body: BodyTracker?) {
+        self.init(hands: tracker.options, body: body?.options)
+    }
 }

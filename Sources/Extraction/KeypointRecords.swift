@@ -6,13 +6,14 @@ import Landmarking
 // How the engine's values are stored in a keypoint file: the one place that knows both sides.
 
 extension KeypointFile.Settings {
-    /// The file fields of the engine's options.
-    public init(_ o: HandTrackerOptions) {
+    /// The file fields of an extraction's settings.
+    public init(_ s: ExtractionSettings) {
+        let o = s.hands
         self.init(model: o.model.rawValue, maxHands: o.maxHands, minDetectionConfidence: o.minDetectionConfidence,
                   minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
-                  smoothing: o.smoothing, smoother: o.smoothing && o.mode == .video ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
-                  completion: o.completes ? SequenceCompletion.name : nil,
-                  body: o.body ? BodyTracker.name : nil, maxBodies: o.body ? o.maxBodies : nil)
+                  smoothing: s.smoothing, smoother: s.smooths ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
+                  completion: s.completes ? SequenceCompletion.name : nil,
+                  body: s.body == nil ? nil : BodyTracker.name, maxBodies: s.body?.maxBodies)
     }
 }
 
@@ -33,16 +34,6 @@ extension KeypointFile.Body {
         self.init(landmarks: order.map { rounded(b.landmarks[$0]) }, visibility: order.map { score(b.visibility[$0]) },
                   presence: order.map { score(b.presence[$0]) }, world: order.map { rounded(b.world[$0]) }, score: score(b.score),
                   region: KeypointFile.Region(b.region), track: b.track)
-    }
-}
-
-extension BodyTrackerOptions {
-    /// The body pipeline's settings for the extraction options `o` (its mode, `--max-bodies`, Tasks'
-    /// default confidences).
-    public init(_ o: HandTrackerOptions) {
-        self.init()
-        maxBodies = o.maxBodies
-        mode = o.mode
     }
 }
 

@@ -16,21 +16,8 @@ public struct HandTrackerOptions: Hashable, Sendable, Codable {
     public var mode: Mode = .video
     /// Footage is mirrored (selfie view): handedness is flipped back.
     public var mirrored = false
-    /// Landmarks smoothed over time (video mode) by `TrackSmoother`, which runs after the tracker: it
-    /// needs the frames that follow, and it never steers where the model looks next.
-    public var smoothing = false
     /// Whose rules join new palms to tracked hands and merge hands found twice.
     public var rules: Rules = .tasks
-    /// `--complete` (video mode): once a clip has been read, tracks are followed backwards, rejoined
-    /// across short losses, their short gaps filled and their chirality voted (`SequenceCompletion`).
-    public var completion = false
-    /// `--body`: MediaPipe's pose landmarker runs beside the hands (`BodyTracker`) and each hand is tied
-    /// to the person at whose wrist it is (`BodyAssociation`).
-    public var body = false
-    /// With `body`: the most people reported per frame (Tasks' num_poses).
-    public var maxBodies = 1
-    /// Whether `completion` applies: it follows hands over time, so video mode only.
-    public var completes: Bool { completion && mode == .video }
 
     /// MediaPipe Tasks' HandLandmarker (the default), or the legacy `mp.solutions.hands` solution
     /// (for parity with outputs it made, such as the corpus references).

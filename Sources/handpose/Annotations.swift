@@ -1,3 +1,4 @@
+import Analysis
 import Annotations
 import ArgumentParser
 import Datasets
@@ -74,9 +75,9 @@ struct Convert: ParsableCommand {
     func run() throws {
         guard let set = AnnotationSource.load(fileOrFolder: URL(fileURLWithPath: input), root: root.map { URL(fileURLWithPath: $0) },
                                               options: formatFlags.options) else { throw RuntimeFailure("\(input): no such file or folder") }
-        for d in set.warnings { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
+        for d in set.warnings { Console.line("\(d)") }
         guard set.errors.isEmpty else {
-            for d in set.errors { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
+            for d in set.errors { Console.line("\(d)") }
             throw RuntimeFailure("\(set.errorCount) errors in \(input); nothing written", code: ToolExit.dataErrors)
         }
         guard !set.segments.isEmpty else { throw RuntimeFailure("\(input): no segments", code: ToolExit.dataErrors) }
@@ -176,7 +177,7 @@ struct Suggest: ParsableCommand {
         for url in files.sorted(by: { $0.path < $1.path }) {
             let file: KeypointFile
             do { file = try KeypointFile.load(url) } catch {
-                FileHandle.standardError.write(Data("error: \(url.path): \(error)\n".utf8)); failed += 1; continue
+                Console.error("\(url.path): \(error)"); failed += 1; continue
             }
             if let fps = file.video.fps { rates.insert(fps) }
             let clip = base.appendingPathComponent(file.source.path).path

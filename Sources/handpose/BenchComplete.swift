@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Datasets
 import Extraction
@@ -52,10 +53,10 @@ struct BenchComplete: ParsableCommand {
         for (n, clip) in clips.enumerated() {
             var files: [Bool: KeypointFile] = [:]
             for completing in n % 2 == 0 ? [false, true] : [true, false] {
-                tracker.options.completion = completing
                 let (cpu0, wall0) = (MeasuredRun.cpuSecondsOfThisProcess(), ContinuousClock.now)
                 do {
-                    files[completing] = try KeypointExtraction.extract(clip.url, sourcePath: clip.relative, tracker: tracker, tool: .handpose)
+                    files[completing] = try KeypointExtraction.extract(clip.url, sourcePath: clip.relative, tracker: tracker,
+                                                                       settings: ExtractionSettings(hands: tracker.options, completion: completing), tool: .handpose)
                 } catch { throw RuntimeFailure("\(error)") }
                 cpu[completing]! += MeasuredRun.cpuSecondsOfThisProcess() - cpu0
                 wall[completing]! += Self.seconds(ContinuousClock.now - wall0)

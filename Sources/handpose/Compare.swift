@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Datasets
 import Foundation

@@ -82,13 +82,8 @@ struct ExportOptions: ParsableArguments {
         s.seed = seed
         if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies }
         if let split { s.split = try SplitPart.parse(split) }
-        for pair in (flipLabels ?? "").split(separator: ",") {
-            let names = pair.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard names.count == 2, !names[0].isEmpty, !names[1].isEmpty, names[0] != names[1] else {
-                throw ValidationError("--flip-labels: '\(pair)' is not two different classes as a:b")
-            }
-            s.flipLabels[names[0]] = names[1]
-            s.flipLabels[names[1]] = names[0]
+        if let flipLabels {
+            do { s.flipLabels = try ExportSettings.flipLabels(flipLabels) } catch { throw ValidationError("\(error)") }
         }
         return s
     }
@@ -138,15 +133,15 @@ struct ExportRun {
         var noPipeline = ""
         do { pipeline = try options.extraction.pipeline(overwrite: false) } catch { noPipeline = "\(error)" }
         let flags = options.extraction
-        gathered = ExportKeypoints.gather(inputs, from: KeypointFolder(root), settings: { KeypointFile.Settings(flags.options(forStill: $0)) },
+        gathered = ExportKeypoints.gather(inputs, from: KeypointFolder(root), settings: { KeypointFile.Settings(flags.settings(forStill: $0)) },
                                           pipeline: pipeline, noPipeline: noPipeline, allowMixed: options.allowMixed, label: ExtractionFlags.label,
                                           extracting: { [quiet = options.quiet] n in
                                               if quiet { return }
-                                              FileHandle.standardError.write(Data("extracting \(n) clips and images without usable keypoints into \(root.path)\n".utf8))
+                                              Console.line("extracting \(n) clips and images without usable keypoints into \(root.path)")
                                           }, events: { event in
                                               // Said even with -q: a keypoint file moved is the user's data.
                                               if case .setAside(let name, let kept, let reason) = event {
-                                                  FileHandle.standardError.write(Data("warning: \(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again\n".utf8))
+                                                  Console.warning("\(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again")
                                               }
                                           })
         if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
@@ -155,14 +150,14 @@ struct ExportRun {
         guard problems.isEmpty else {
             for p in problems {
                 let hint = [Verdict.State.otherSettings, .otherModels].contains(p.state) ? "; extract it again with these flags, or add --allow-mixed" : ""
-                FileHandle.standardError.write(Data("error: \(p.input.url.path): \(p.reason)\(hint)\n".utf8))
+                Console.error("\(p.input.url.path): \(p.reason)\(hint)")
             }
             if options.skipBad {
-                FileHandle.standardError.write(Data("leaving out \(problems.count) of \(inputs.count) clips and images (--skip-bad)\n".utf8))
+                Console.line("leaving out \(problems.count) of \(inputs.count) clips and images (--skip-bad)")
                 skipped = problems
                 return gathered.files
             }
-            FileHandle.standardError.write(Data("\(problems.count) of \(inputs.count) clips and images have no usable keypoints; nothing written. Fix them, or add --skip-bad to leave them out.\n".utf8))
+            Console.line("\(problems.count) of \(inputs.count) clips and images have no usable keypoints; nothing written. Fix them, or add --skip-bad to leave them out.")
             throw ExitCode(ToolExit.someInputsFailed)
         }
         return gathered.files
@@ -188,7 +183,7 @@ struct ExportRun {
         exporter.skipped = skipped.map { .init(path: $0.input.url.path, reason: $0.reason) }
         exporter.mixed = gathered.mixed
         for (c, twin) in exporter.unmappedMirrorTwins(classes: classes) {
-            FileHandle.standardError.write(Data("warning: flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)\n".utf8))
+            Console.warning("flip mirrors '\(c)' into what looks like '\(twin)' but keeps its label; add --flip-labels \(c):\(twin)")
         }
         do {
             let (parts, _) = try exporter.write(examples, classes: classes, frames: frames, kind: kind, emptyHint: emptyHint,

@@ -80,7 +80,7 @@ struct Extract: ParsableCommand {
             part.record(in: root)
             items = part.select(found.items)
             if !quiet {
-                FileHandle.standardError.write(Data("shard \(part): \(items.count) of \(found.items.count) inputs\n".utf8))
+                Console.line("shard \(part): \(items.count) of \(found.items.count) inputs")
             }
         }
         var pipeline = try extraction.pipeline(overwrite: overwrite)
@@ -105,11 +105,11 @@ struct Extract: ParsableCommand {
                 let known = MediaKind.knownExtensions.joined(separator: " ")
                 hint += "; \(found.otherFiles) files are not clips or images (known extensions: \(known))"
             }
-            FileHandle.standardError.write(Data("error: \(hint)\n".utf8))
+            Console.error("\(hint)")
             throw ExitCode(ToolExit.couldNotRun)
         }
         if found.subfoldersNotSearched > 0 && !quiet {
-            FileHandle.standardError.write(Data("note: \(found.subfoldersNotSearched) sub-folders not searched; add -r to include them\n".utf8))
+            Console.note("\(found.subfoldersNotSearched) sub-folders not searched; add -r to include them")
         }
         let start = Date()
         let finished: Bool

@@ -19,8 +19,8 @@ final class ExtractProgress: @unchecked Sendable {
     init(total: Int, quiet: Bool) { self.total = total; self.quiet = quiet }
 
     private func emit(_ line: String) {
-        if tty && !quiet { FileHandle.standardError.write(Data("\r".utf8)) }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        if tty && !quiet { Console.write("\r") }
+        Console.line(line)
     }
 
     private func draw(force: Bool = false) {
@@ -32,8 +32,7 @@ final class ExtractProgress: @unchecked Sendable {
         let eta = finished > 0 ? elapsed / Double(finished) * Double(total - finished) : 0
         let width = 24, filled = total == 0 ? width : width * finished / total
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data(String(format: "\r[%@] %d/%d files  %d frames  %.1f frames/s  ETA %.0fs ",
-                                                   bar, finished, total, frames, rate, eta).utf8))
+        Console.write(String(format: "\r[%@] %d/%d files  %d frames  %.1f frames/s  ETA %.0fs ", bar, finished, total, frames, rate, eta))
     }
 
     private func locked(_ body: () -> Void) { lock.lock(); body(); draw(); lock.unlock() }
@@ -94,7 +93,7 @@ final class ExtractProgress: @unchecked Sendable {
     func finish(seconds: Double, output: String, interrupted: Bool = false) {
         lock.lock(); defer { lock.unlock() }
         draw(force: true)
-        if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
+        if tty && !quiet { Console.line("") }
         let notStarted = total - doneCount - skippedCount - incompleteCount - failedCount
         print(String(format: "%d files: %d done, %d skipped, %d incomplete, %d failed%@; %d frames, %d hands, %.1f frames/s; keypoints in %@",
                      total, doneCount, skippedCount, incompleteCount, failedCount,

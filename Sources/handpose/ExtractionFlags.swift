@@ -93,21 +93,22 @@ struct ExtractionFlags: ParsableArguments {
         }
     }
 
-    /// The tracker settings for an input (`still`: an image).
-    func options(forStill still: Bool) -> HandTrackerOptions {
-        var o = HandTrackerOptions()
-        o.model = model
-        o.maxHands = maxHands
-        o.minDetectionConfidence = minDetectionConfidence
-        o.minPresenceConfidence = minPresenceConfidence
-        o.mode = mode ?? (still ? .image : .video)
-        o.mirrored = mirrored
-        o.smoothing = smooth
-        o.completion = complete
-        o.rules = legacy ? .legacy : .tasks
-        o.body = body
-        o.maxBodies = maxBodies
-        return o
+    /// The extraction settings for an input (`still`: an image).
+    func settings(forStill still: Bool) -> ExtractionSettings {
+        var hands = HandTrackerOptions()
+        hands.model = model
+        hands.maxHands = maxHands
+        hands.minDetectionConfidence = minDetectionConfidence
+        hands.minPresenceConfidence = minPresenceConfidence
+        hands.mode = mode ?? (still ? .image : .video)
+        hands.mirrored = mirrored
+        hands.rules = legacy ? .legacy : .tasks
+        var people: BodyTrackerOptions?
+        if body {
+            people = BodyTrackerOptions()
+            people?.maxBodies = maxBodies
+        }
+        return ExtractionSettings(hands: hands, body: people, smoothing: smooth, completion: complete)
     }
 
     /// The pipeline these flags describe; a missing model is a failure to run naming every place looked.
@@ -116,7 +117,7 @@ struct ExtractionFlags: ParsableArguments {
         do {
             let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model))
             var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
-                                                  overwrite: overwrite) { flags.options(forStill: $0) }
+                                                  overwrite: overwrite) { flags.settings(forStill: $0) }
             pipeline.sharing = SharedConstants.standard()
             return pipeline
         } catch {

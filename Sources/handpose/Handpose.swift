@@ -22,20 +22,20 @@ struct Handpose: ParsableCommand {
         let arguments = ProcessArguments.all
         guard !arguments.isEmpty else {
             // Without its arguments the tool cannot know what it was asked: never help and exit 0.
-            FileHandle.standardError.write(Data("error: handpose cannot read its command line (no /proc/self/cmdline and no argument vector); nothing done\n".utf8))
+            Console.error("handpose cannot read its command line (no /proc/self/cmdline and no argument vector); nothing done")
             Foundation.exit(ToolExit.couldNotRun)
         }
         do {
             var command = try parseAsRoot(Array(arguments.dropFirst()))
             try command.run()
         } catch let failure as RuntimeFailure {
-            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Console.error("\(failure.message)")
             Foundation.exit(failure.code)
         } catch {
             if error is ExitCode || error is CleanExit || exitCode(for: error) != ExitCode.failure {
                 exit(withError: error)
             }
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Console.error("\(error)")
             Foundation.exit(ToolExit.couldNotRun)
         }
     }

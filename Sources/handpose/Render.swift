@@ -101,7 +101,7 @@ struct Render: ParsableCommand {
                 written += 1
             }
             if written == 0 {
-                FileHandle.standardError.write(Data("warning: no frame matched --frames/--every; nothing written\n".utf8))
+                Console.warning("no frame matched --frames/--every; nothing written")
                 throw ExitCode(ToolExit.dataErrors)
             }
             print("wrote \(written) PNG frames to \(output)")
@@ -132,7 +132,7 @@ struct Render: ParsableCommand {
             let segments = try Self.segments(of: file, in: set.segments)
             bands = segments.map { Timeline.Band(label: $0.label, colorIndex: set.classes.firstIndex(of: $0.label) ?? 0, start: $0.start, end: $0.end) }
             if segments.isEmpty {
-                FileHandle.standardError.write(Data("warning: no segment of \(annotations) is for \(file.source.path)\n".utf8))
+                Console.warning("no segment of \(annotations) is for \(file.source.path)")
             }
         }
         try ImageWriter.write(Timeline.plot(file, bands: bands).frame(), to: URL(fileURLWithPath: output))

@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Datasets
 import FileSystem
@@ -56,7 +57,7 @@ struct ReportCommand: ParsableCommand {
                     do { return try KeypointFile.load(url) } catch { unreadable.append("\(error)"); return nil }
                 }
             } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                Console.error("\(error)")
                 throw ExitCode(ToolExit.couldNotRun)
             }
         } else {
@@ -68,7 +69,7 @@ struct ReportCommand: ParsableCommand {
                 do { files.append((rel, try KeypointFile.load(url))) } catch { unreadable.append("\(error)") }
             }
             guard !files.isEmpty || !unreadable.isEmpty else {
-                FileHandle.standardError.write(Data("error: no keypoint files (*.hands.json) under \(root!.path)\n".utf8))
+                Console.error("no keypoint files (*.hands.json) under \(root!.path)")
                 throw ExitCode(ToolExit.couldNotRun)
             }
             report = DatasetReport.keypoints(files)
@@ -76,8 +77,8 @@ struct ReportCommand: ParsableCommand {
         report.warnings += unreadable.map { "unreadable keypoint file: \($0)" }
         // A report of nothing read is no report: every keypoint file named or found was unreadable.
         if dataset == nil && report.clips.isEmpty && !unreadable.isEmpty {
-            for u in unreadable { FileHandle.standardError.write(Data("error: \(u)\n".utf8)) }
-            FileHandle.standardError.write(Data("error: none of the \(unreadable.count) keypoint files under \(root!.path) could be read: no report\n".utf8))
+            for u in unreadable { Console.error("\(u)") }
+            Console.error("none of the \(unreadable.count) keypoint files under \(root!.path) could be read: no report")
             throw ExitCode(ToolExit.dataErrors)
         }
 
@@ -93,7 +94,7 @@ struct ReportCommand: ParsableCommand {
             do {
                 try ImageWriter.writePNG(chart.frame(), to: url)
             } catch {
-                FileHandle.standardError.write(Data("error: \(pngPath): cannot be written (\(describe(error)))\n".utf8))
+                Console.error("\(pngPath): cannot be written (\(describe(error)))")
                 throw ExitCode(ToolExit.couldNotRun)
             }
         }

@@ -62,7 +62,7 @@ struct ReviewCommand: ParsableCommand {
         server.host = host
         server.port = port
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
-            FileHandle.standardError.write(Data("warning: listening on \(host): other machines can reach this page; the token is all that keeps them out\n".utf8))
+            Console.warning("listening on \(host): other machines can reach this page; the token is all that keeps them out")
         }
         // The server is asynchronous; the command waits for it to stop (Ctrl-C or SIGTERM).
         let finished = DispatchSemaphore(value: 0)

@@ -60,7 +60,7 @@ struct Status: ParsableCommand {
         let flags = extraction
         let formats = (try? OutputFormat.parse(format)) ?? [.json]
         let status = ExtractionStatus.check(found.items, root: root,
-                                            asked: { KeypointRequest(settings: KeypointFile.Settings(flags.options(forStill: $0)), models: models, formats: formats) },
+                                            asked: { KeypointRequest(settings: KeypointFile.Settings(flags.settings(forStill: $0)), models: models, formats: formats) },
                                             shards: shards ?? Shard.recorded(in: root), previous: ExtractionStatus.loadIndex(indexURL))
         do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
         if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {

@@ -2,6 +2,7 @@ import Annotations
 import Datasets
 import Foundation
 import Keypoints
+import TestSupport
 import XCTest
 
 /// Augmentations: seeded, independent of where the clips are, each doing what it says.

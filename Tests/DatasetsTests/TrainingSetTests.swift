@@ -2,6 +2,7 @@ import Annotations
 import Datasets
 import Foundation
 import Keypoints
+import TestSupport
 import XCTest
 
 /// Splits and the written arrays (npy, npz, csv), loaded back with NumPy.
@@ -118,5 +119,15 @@ final class KeypointCSVTests: XCTestCase {
         let line = try String(contentsOf: dir.appendingPathComponent("keypoint.csv"), encoding: .utf8)
         XCTAssertTrue(line.hasPrefix("1,0.0,0.0,0.5,-0.25,-1.0,1.0,"), line)
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("keypoint_classifier_label.csv"), encoding: .utf8), "a\nb\n")
+    }
+
+    func testFlipLabelsPairBothWays() throws {
+        XCTAssertEqual(try ExportSettings.flipLabels("swipe_left:swipe_right, in:out"),
+                       ["swipe_left": "swipe_right", "swipe_right": "swipe_left", "in": "out", "out": "in"])
+        for bad in ["a", "a:a", ":b", "a:b:c"] {
+            XCTAssertThrowsError(try ExportSettings.flipLabels(bad)) { error in
+                XCTAssertTrue("\(error)".contains("--flip-labels"), "\(error)")
+            }
+        }
     }
 }

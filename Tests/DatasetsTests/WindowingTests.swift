@@ -2,6 +2,7 @@ import Annotations
 import Datasets
 import Foundation
 import Keypoints
+import TestSupport
 import XCTest
 
 /// Resampling on real timestamps, gaps, the hand choice and window edges, on hand-built keypoint files.

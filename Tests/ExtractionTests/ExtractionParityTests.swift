@@ -1,9 +1,10 @@
+import Analysis
 import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
-import Prerequisites
+import TestSupport
 import VideoIO
 import XCTest
 

@@ -2,8 +2,8 @@
 import Foundation
 import HandLandmarks
 import Keypoints
-import Prerequisites
 import Synchronization
+import TestSupport
 import VideoIO
 import XCTest
 

@@ -1,9 +1,10 @@
+import Analysis
 import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `--smooth` on the synthetic clips in Samples/ (rendered by `handpose synth`, with their ground truth),
@@ -29,8 +30,8 @@ final class SmoothingAccuracyTests: XCTestCase {
             let url = samples.appendingPathComponent(clip)
             let truth = try KeypointFile.load(URL(fileURLWithPath: url.path + ".truth.hands.json"))
             for smoothing in [false, true] {
-                tracker.options.smoothing = smoothing
-                let ours = try KeypointExtraction.extract(url, sourcePath: clip, tracker: tracker, tool: .init(name: "handpose", version: "test"))
+                let ours = try KeypointExtraction.extract(url, sourcePath: clip, tracker: tracker,
+                                                          settings: ExtractionSettings(smoothing: smoothing), tool: .init(name: "handpose", version: "test"))
                 XCTAssertEqual(ours.settings?.smoother, smoothing ? TrackSmoother.name : nil, "the file names the smoothing that made it")
                 XCTAssertEqual(ours.frames.map(\.i), truth.frames.map(\.i), "\(clip): every frame, once, in order")
                 let c = try KeypointComparison.compare(ours, truth, path: clip)
@@ -50,16 +51,15 @@ final class SmoothingAccuracyTests: XCTestCase {
     /// `--smooth` redoes a file an earlier version smoothed with its One-Euro filter (`smoothing: true`, no
     /// `smoother`) and keeps unsmoothed files of any version.
     func testFilesNameTheirSmoothing() throws {
-        var options = HandTrackerOptions()
-        options.smoothing = true
+        var options = ExtractionSettings(smoothing: true)
         let asked = KeypointFile.Settings(options)
         XCTAssertEqual(asked.smoother, "centred-quadratic-0.15s")
         var oneEuro = asked
         oneEuro.smoother = nil
         XCTAssertEqual(oneEuro.differences(from: asked).map(\.description), ["smoother: not recorded (asked centred-quadratic-0.15s)"])
-        options.mode = .image
+        options.hands.mode = .image
         XCTAssertNil(KeypointFile.Settings(options).smoother, "image mode smooths nothing and names no smoother")
-        options.mode = .video
+        options.hands.mode = .video
         options.smoothing = false
         let plain = KeypointFile.Settings(options)
         // The settings an earlier version wrote without --smooth (no `smoother` field) still count as done.

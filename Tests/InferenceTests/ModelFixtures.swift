@@ -2,7 +2,7 @@
 @_spi(Testing) import Inference
 import Foundation
 import KernelsAVX512OnAVX2
-import Prerequisites
+import TestSupport
 import XCTest
 #endif
 

@@ -2,7 +2,7 @@ import Foundation
 import HandLandmarks
 import Inference
 import Landmarking
-import Prerequisites
+import TestSupport
 import VideoIO
 import XCTest
 

@@ -3,7 +3,7 @@ import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// Keypoints/keypoints.schema.json against real files: one `extract` makes from a sample clip and
@@ -47,7 +47,6 @@ final class KeypointSchemaTests: XCTestCase {
         for (url, relative, mode) in bodyInputs {
             var options = HandTrackerOptions()
             options.mode = mode
-            options.body = true
             let tracker = try HandTracker(models: handModels, options: options)
             let out = dir.appendingPathComponent("body-" + relative + ".hands.json")
             _ = try KeypointExtraction.extract(url, sourcePath: relative, tracker: tracker, body: body, tool: .handpose, to: out)

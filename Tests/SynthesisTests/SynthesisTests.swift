@@ -1,11 +1,12 @@
+import Analysis
 import Datasets
 import Extraction
 import Foundation
 import HandLandmarks
 import Keypoints
-import Prerequisites
 import Rendering
 import Synthesis
+import TestSupport
 import VideoIO
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
 import HandLandmarks
-import Prerequisites
+import TestSupport
 import VideoIO
 import XCTest
 

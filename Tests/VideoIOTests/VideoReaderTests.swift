@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 @testable import VideoIO
 import XCTest
 

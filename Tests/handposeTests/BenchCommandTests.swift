@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `bench extract` measures a real extraction from outside, the way it measures MediaPipe: the whole

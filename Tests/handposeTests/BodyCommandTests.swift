@@ -1,6 +1,6 @@
 import Foundation
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract --body` end to end with the real models: every output read by its own ecosystem's reader in

@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract --body` against MediaPipe's own PoseLandmarker (Tasks, the release `make setup` installs in

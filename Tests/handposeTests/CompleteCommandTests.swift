@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract --complete` end to end with the real models, on `handpose synth --losses` clips (hands that

@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// The deployment recipes and documents are well formed and agree with what they describe: the

@@ -1,6 +1,6 @@
 import Foundation
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// What users run where there is no Swift toolchain, built and run here as they would run it:

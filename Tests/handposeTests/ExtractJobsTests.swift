@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract --jobs N` runs N worker processes at once, also when N is above the number of cores (the

@@ -1,8 +1,8 @@
 import Datasets
 import Foundation
 import Keypoints
-import Prerequisites
 import Synthesis
+import TestSupport
 import VideoIO
 import XCTest
 

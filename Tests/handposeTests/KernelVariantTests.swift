@@ -1,8 +1,9 @@
+import Analysis
 import Datasets
 import Foundation
 import Keypoints
-import Prerequisites
 import Synchronization
+import TestSupport
 import XCTest
 
 /// One binary for every x86-64 CPU: each instruction set HANDPOSE_MAX_ISA selects gives the same

@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// README's module table is the map of the code: every module under Sources has a row, and each row's
@@ -108,7 +108,7 @@ final class PrerequisiteTests: XCTestCase {
                        "fused multiply-add"]
         let tests = ToolRunner.root.appendingPathComponent("Tests")
         let skip = "throw " + "XCTSkip("   // split, so this line is not one
-        for case let file as String in FileManager.default.enumerator(atPath: tests.path)! where file.hasSuffix(".swift") && !file.hasPrefix("Prerequisites/") {
+        for case let file as String in FileManager.default.enumerator(atPath: tests.path)! where file.hasSuffix(".swift") && !file.hasPrefix("TestSupport/") {
             let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
             for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(skip) {
                 XCTAssertTrue(machine.contains { line.contains($0) }, "\(file):\(n + 1) skips for a prerequisite; throw Prerequisite.missing instead")

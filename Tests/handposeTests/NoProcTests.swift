@@ -1,6 +1,6 @@
 import Foundation
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// Without /proc (a bare chroot, some HPC sandboxes) handpose still reads its command line and starts

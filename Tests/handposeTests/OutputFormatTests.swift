@@ -1,6 +1,6 @@
 import Foundation
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract --format json,pose,csv,npz` end to end, each file read by its own ecosystem's reader in

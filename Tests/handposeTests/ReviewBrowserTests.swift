@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `handpose review` in a real browser: Debian's Chromium, headless, driven by Selenium from .venv

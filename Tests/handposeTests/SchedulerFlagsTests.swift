@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// What the Slurm and Kubernetes recipes lean on: `--failed-inputs-ok` turns "finished, some inputs

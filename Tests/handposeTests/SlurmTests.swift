@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// The Slurm recipe on a real one-node cluster (scripts/slurm-cluster.sh): a 4-task array over

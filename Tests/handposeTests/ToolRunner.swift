@@ -1,5 +1,5 @@
 import Foundation
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// Runs the built `handpose` beside the tests, as a user would.

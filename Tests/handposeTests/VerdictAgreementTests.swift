@@ -1,6 +1,6 @@
 import Foundation
 import Keypoints
-import Prerequisites
+import TestSupport
 import XCTest
 
 /// `extract`, `status` and `export` agree on every input's verdict: one table, a case per verdict

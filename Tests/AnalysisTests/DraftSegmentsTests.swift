@@ -1,7 +1,7 @@
 import Foundation
 import Keypoints
 import XCTest
-@testable import Datasets
+@testable import Analysis
 
 /// Drafts from a hand's own motion: still, then moving (sliding, or only its fingers), then still.
 final class DraftSegmentsTests: XCTestCase {

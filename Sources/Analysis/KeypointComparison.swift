@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import Keypoints
 

@@ -1,4 +1,4 @@
-import Datasets
+import Analysis
 import Foundation
 import HandLandmarks
 import Keypoints

@@ -1,6 +1,7 @@
-import Datasets
+import Analysis
 import Foundation
 import Keypoints
+import TestSupport
 import XCTest
 
 /// The figures `bench complete` reports: flips counted along tracks, hands by origin, and the check that

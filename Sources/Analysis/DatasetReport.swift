@@ -1,3 +1,4 @@
+import Datasets
 import FileSystem
 import Foundation
 import KeypointFormats

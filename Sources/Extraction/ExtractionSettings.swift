@@ -1,0 +1,33 @@
+import BodyLandmarks
+import HandLandmarks
+
+/// What extraction is asked to make of an input, as one typed value: the hands (MediaPipe's hand
+/// landmarker), the body beside them when asked, and what runs after tracking (smoothing, completion).
+/// The supervisor sends it to its workers, keypoint files record it (`KeypointFile.Settings`), and a
+/// verdict compares it; a face (Holistic) takes its place beside the body.
+public struct ExtractionSettings: Hashable, Sendable, Codable {
+    /// The hand pipeline's settings.
+    public var hands: HandTrackerOptions
+    /// `--body`: MediaPipe's pose landmarker beside the hands, each hand tied to its person; nil when not
+    /// asked. It runs in the hands' mode (`bodyOptions`).
+    public var body: BodyTrackerOptions?
+    /// `--smooth`: each track's landmarks smoothed over time by `TrackSmoother` after the tracker (video mode).
+    public var smoothing: Bool
+    /// `--complete`: once a clip has been read, `SequenceCompletion` follows tracks backwards, rejoins
+    /// them, fills short gaps and votes chirality (video mode).
+    public var completion: Bool
+
+    public init(hands: HandTrackerOptions = HandTrackerOptions(), body: BodyTrackerOptions? = nil, smoothing: Bool = false,
+                completion: Bool = false) {
+        self.hands = hands; self.body = body; self.smoothing = smoothing; self.completion = completion
+    }
+
+    /// Whether smoothing applies: it follows hands over time, so video mode only.
+    public var smooths: Bool { smoothing && hands.mode == .video }
+    /// Whether completion applies: video mode only.
+    public var completes: Bool { completion && hands.mode == .video }
+    /// The body pipeline's settings in the hands' mode (a still is an image for both), when a body is asked.
+    public var bodyOptions: BodyTrackerOptions? {
+        body.map { var b = $0; b.mode = hands.mode; return b }
+    }
+}

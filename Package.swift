@@ -116,6 +116,11 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "DatasetsTests", dependencies: ["Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
+        // The review server's HTTP contract, in process (HummingbirdTesting drives the application `handpose review` runs, with no socket).
+        .testTarget(name: "ReviewTests", dependencies: [
+            "Review", "Annotations", "VideoIO", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
     ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v5]
 )

@@ -73,8 +73,9 @@ public struct ReviewServer: Sendable {
         router.add(middleware: ErrorBodies())
         router.add(middleware: TokenCheck(token: token))
         PageRoutes(page: page, token: token).addRoutes(to: router)
-        ClipRoutes(clips: clips, catalog: catalog, document: document).addRoutes(to: router.group("api"))
-        AnnotationRoutes(document: document).addRoutes(to: router.group("api/annotations"))
+        let api = router.group("api")
+        ClipRoutes(clips: clips, catalog: catalog, document: document).addRoutes(to: api)
+        AnnotationRoutes(document: document).addRoutes(to: api.group("annotations"))
         MediaRoutes(clips: clips, media: media).addRoutes(to: router.group("media"))
         return router
     }

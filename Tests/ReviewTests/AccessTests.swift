@@ -6,7 +6,7 @@ import XCTest
 
 /// The token on every request, nothing served from outside the root or the keypoint folder, and the
 /// headers every answer carries.
-final class AccessTests: ReviewTestCase {
+final class AccessTests: ReviewTestCase, @unchecked Sendable {
     let addresses = ["/", "/static/review.js", "/static/api.js", "/api/clips", "/api/annotations", "/api/keypoints?clip=actions/grab_0.mp4",
                      "/media/actions/grab_0.mp4", "/nothing"]
 

@@ -8,7 +8,7 @@ import XCTest
 /// `GET` and `PUT /api/annotations`: the file's segments and version, saves that are whole or refused
 /// (400 for a body that is not a save, 422 naming the segment and field, 409 when the file changed, 405
 /// read-only), and the file gone or replaced said as such.
-final class AnnotationRoutesTests: ReviewTestCase {
+final class AnnotationRoutesTests: ReviewTestCase, @unchecked Sendable {
     let pinch = "{\"video\": \"actions/pinch_0.mp4\", \"label\": \"pinch\", \"start\": 0.5, \"end\": 2.0}"
 
     func testTheFileAndASave() async throws {

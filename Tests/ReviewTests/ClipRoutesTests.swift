@@ -6,7 +6,7 @@ import XCTest
 
 /// `GET /api/clips` and `GET /api/keypoints`: the list with its figures from the keypoint files, each
 /// clip's hands (and bodies) as the page draws them, and what is said when a file cannot be used.
-final class ClipRoutesTests: ReviewTestCase {
+final class ClipRoutesTests: ReviewTestCase, @unchecked Sendable {
     func testTheListAndAClipsHands() async throws {
         let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: keypoints.appendingPathComponent("actions/grab_0.mp4.hands.json"))) as! [String: Any]
         let withHand = (truth["frames"] as! [[String: Any]]).filter { ($0["hands"] as? [Any])?.isEmpty == false }.count

@@ -6,7 +6,7 @@ import VideoIO
 import XCTest
 
 /// `GET /media/PATH`: clips and images with their types, and byte ranges as RFC 9110 says (14.1, 14.2).
-final class MediaRoutesTests: ReviewTestCase {
+final class MediaRoutesTests: ReviewTestCase, @unchecked Sendable {
     var clip: Data { get throws { try Data(contentsOf: root.appendingPathComponent("actions/grab_0.mp4")) } }
 
     func testAClipWholeAndInParts() async throws {

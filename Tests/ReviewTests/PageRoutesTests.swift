@@ -7,7 +7,7 @@ import XCTest
 /// `GET /` and `/static/NAME`: the page with the token filled in, every file of the Page folder served
 /// with its type (JavaScript as text/javascript: browsers run no module served as anything else), and
 /// nothing else.
-final class PageRoutesTests: ReviewTestCase {
+final class PageRoutesTests: ReviewTestCase, @unchecked Sendable {
     /// The Page folder's files but index.html.
     var pageFiles: [String] {
         get throws { try FileManager.default.contentsOfDirectory(atPath: Self.page.path).filter { $0 != "index.html" }.sorted() }

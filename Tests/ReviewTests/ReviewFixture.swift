@@ -9,7 +9,8 @@ import XCTest
 /// A review server on real files in a temporary folder, driven in process (HummingbirdTesting's router
 /// framework: the application `handpose review` runs, with no socket): two Samples clips, their truth
 /// keypoint files (in the keypoint schema, as extract writes it) and an annotation file naming both.
-class ReviewTestCase: XCTestCase {
+/// Unchecked Sendable: the requests' closures read `dir`, set once in setUp before any of them runs.
+class ReviewTestCase: XCTestCase, @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The page as it is in the source tree (the folder `make install` copies and the build bundles).
     static let page = repository.appendingPathComponent("Sources/Review/Page")

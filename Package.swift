@@ -131,6 +131,11 @@ let package = Package(
         .testTarget(name: "AnalysisTests", dependencies: ["TestSupport", "Analysis", "Datasets", "Keypoints", "HandLandmarks"]),
         .testTarget(name: "DatasetsTests", dependencies: ["TestSupport", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
         .testTarget(name: "ExtractionTests", dependencies: ["Analysis", "TestSupport", "Extraction", "Datasets", "HandLandmarks", "VideoIO"]),
+        // The review server's HTTP contract, in process (HummingbirdTesting drives the application `handpose review` runs, with no socket).
+        .testTarget(name: "ReviewTests", dependencies: [
+            "TestSupport", "Review", "Annotations", "VideoIO", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
     ] + kernelVariants + testOnlyVariants,
     swiftLanguageModes: [.v6]
 )

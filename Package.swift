@@ -32,7 +32,7 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 
 // Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> Landmarking -> HandLandmarks, BodyLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
-// Synthesis; Review serves clips, keypoints and annotations to the review page.
+// Synthesis; Review serves clips, keypoints and annotations to the review page; Benchmarks measures extraction and the engine for `bench`.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
@@ -100,10 +100,13 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log"),
                                                .product(name: "Crypto", package: "swift-crypto")],
                 exclude: ["API.md"], resources: [.copy("Page")]),
+        // The bench harness: timing loops and their statistics, runs measured from outside (/proc), the
+        // reference interpreters' runs, the JSON report types; `handpose bench` reads the flags and prints.
+        .target(name: "Benchmarks", dependencies: ["FileSystem", "Support", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "Extraction", "Datasets"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Extraction", "Rendering", "Synthesis", "Review", "Benchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -115,6 +115,7 @@ let package = Package(
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
         .testTarget(name: "VideoIOTests", dependencies: ["Prerequisites", "VideoIO", "Annotations"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "InferenceTests", dependencies: ["Prerequisites", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),

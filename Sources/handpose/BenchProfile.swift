@@ -37,11 +37,10 @@ struct BenchProfile: ParsableCommand {
         let c: FusionComparison
         do {
             c = try FusionComparison(model: model, threads: threads, runs: runs)
-        } catch .fusedOutputDiffers(let model, let output) {
-            Bench.note("\(BenchmarkError.fusedOutputDiffers(model: model, output: output))")
-            throw ExitCode.failure
         } catch {
-            throw RuntimeFailure(measurement: error)
+            guard case .fusedOutputDiffers = error else { throw RuntimeFailure(measurement: error) }
+            Bench.note("\(error)")
+            throw ExitCode.failure
         }
         let (f, u) = (c.fused, c.unfused)
         print(String(format: "%@, %d thread(s), %d runs each: fused median %.3f ms, p10 %.3f (%d steps, arena %.2f MiB); "

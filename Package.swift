@@ -32,7 +32,7 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 
 // Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> Landmarking -> HandLandmarks, BodyLandmarks -> Extraction -> keypoint files
 // (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
-// Synthesis; Review serves clips, keypoints and annotations to the review page.
+// Synthesis; Review serves clips, keypoints and annotations to the review page; Benchmarks measures extraction and the engine for `bench`.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
@@ -103,10 +103,13 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log"),
                                                .product(name: "Crypto", package: "swift-crypto")],
                 exclude: ["API.md"], resources: [.copy("Page")]),
+        // The bench harness: timing loops and their statistics, runs measured from outside (/proc), the
+        // reference interpreters' runs, the JSON report types; `handpose bench` reads the flags and prints.
+        .target(name: "Benchmarks", dependencies: ["FileSystem", "Support", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "Extraction", "Analysis"]),
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review",
+                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review", "Benchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,6 +119,7 @@ let package = Package(
         // MediaKindTests checks that extraction and the annotation readers take the files VideoIO lists.
         .testTarget(name: "VideoIOTests", dependencies: ["TestSupport", "VideoIO", "Annotations"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "InferenceTests", dependencies: ["TestSupport", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),

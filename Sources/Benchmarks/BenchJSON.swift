@@ -1,0 +1,121 @@
+import Foundation
+
+/// What `bench --json` prints and what its reference scripts print back, as types: keys are the
+/// properties in snake case (`medianMs` is `median_ms`), and a script's output that lacks a field is
+/// refused by the decoder rather than read as a missing dictionary entry.
+public enum BenchJSON {
+    /// `bench models`: one model on one thread count, ours and (with --reference) XNNPACK's.
+    public struct ModelRow: Codable, Sendable, Equatable {
+        public var model: String
+        public var threads: Int
+        public var isa: String
+        public var medianMs: Double
+        public var p90Ms: Double
+        public var gflops: Double
+        public var arenaMib: Double
+        public var xnnpackMedianMs: Double?
+        public var xnnpackP90Ms: Double?
+        /// Ours over XNNPACK's median.
+        public var ratio: Double?
+
+        public init(model: String, threads: Int, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
+                    xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil) {
+            self.model = model
+            self.threads = threads
+            self.isa = isa
+            self.medianMs = medianMs
+            self.p90Ms = p90Ms
+            self.gflops = gflops
+            self.arenaMib = arenaMib
+            self.xnnpackMedianMs = xnnpackMedianMs
+            self.xnnpackP90Ms = xnnpackP90Ms
+            self.ratio = ratio
+        }
+    }
+
+    /// `bench extract`: one configuration's best round, measured from outside its process tree.
+    public struct ExtractRow: Codable, Sendable, Equatable {
+        public var run: String
+        public var frames: Int
+        public var seconds: Double
+        public var fps: Double
+        public var cpuMsPerFrame: Double
+        public var peakMib: Double
+        public var largestProcessMib: Double
+        /// This handpose row's frames/s over the MediaPipe row after it.
+        public var speedup: Double?
+
+        public init(run: String, frames: Int, seconds: Double, fps: Double, cpuMsPerFrame: Double, peakMib: Double,
+                    largestProcessMib: Double, speedup: Double? = nil) {
+            self.run = run
+            self.frames = frames
+            self.seconds = seconds
+            self.fps = fps
+            self.cpuMsPerFrame = cpuMsPerFrame
+            self.peakMib = peakMib
+            self.largestProcessMib = largestProcessMib
+            self.speedup = speedup
+        }
+    }
+
+    /// handpose's time per frame by stage (`bench extract --profile`).
+    public struct ProfileSplit: Codable, Sendable, Equatable {
+        public struct Stage: Codable, Sendable, Equatable {
+            public var stage: String
+            public var msPerFrame: Double
+            public var percent: Double
+
+            public init(stage: String, msPerFrame: Double, percent: Double) {
+                self.stage = stage
+                self.msPerFrame = msPerFrame
+                self.percent = percent
+            }
+        }
+        public var stages: [Stage]
+        public var palmRunsPerFrame: Double
+        public var landmarkRunsPerFrame: Double
+
+        public init(stages: [Stage], palmRunsPerFrame: Double, landmarkRunsPerFrame: Double) {
+            self.stages = stages
+            self.palmRunsPerFrame = palmRunsPerFrame
+            self.landmarkRunsPerFrame = landmarkRunsPerFrame
+        }
+    }
+
+    /// `bench extract --json`: every configuration's row, and the split by stage with --profile.
+    public struct ExtractReport: Codable, Sendable, Equatable {
+        public var runs: [ExtractRow]
+        public var profile: ProfileSplit?
+
+        public init(runs: [ExtractRow], profile: ProfileSplit?) {
+            self.runs = runs
+            self.profile = profile
+        }
+    }
+
+    /// `scripts/tflite_reference.py bench`: the official interpreter's times.
+    struct ReferenceTiming: Codable {
+        var medianMs: Double
+        var p90Ms: Double
+    }
+
+    /// `scripts/mediapipe_bench.py`: what MediaPipe read and found, to check the runs are comparable.
+    struct ReferenceCounts: Codable {
+        var frames: Int
+        var hands: Int
+    }
+
+    static var decoder: JSONDecoder {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return d
+    }
+
+    /// `value` as pretty, key-sorted JSON text with snake-case keys.
+    public static func text<T: Encodable>(_ value: T) throws -> String {
+        let e = JSONEncoder()
+        e.keyEncodingStrategy = .convertToSnakeCase
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try e.encode(value), as: UTF8.self)
+    }
+}

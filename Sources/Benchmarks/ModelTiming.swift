@@ -1,0 +1,98 @@
+import Foundation
+import HandLandmarks
+import Inference
+import Support
+
+/// `bench models`: each model's plan timed on each thread count, beside the official interpreter
+/// (TFLite with XNNPACK, through `scripts/tflite_reference.py`) when a Python for it is given.
+public struct ModelTiming {
+    /// The hand models, then the body's (`extract --body`), found beside the full hand models.
+    public static let modelNames = ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite",
+                                    "pose_detection", "pose_landmark_full"]
+
+    private struct Case {
+        var name: String
+        var path: String
+        var threads: Int
+        var plan: ExecutionPlan
+        var input: [Float]
+    }
+
+    private let cases: [Case]
+    private let reference: (python: String, script: URL)?
+    private let runs: Int
+
+    /// Plans every model for every count in `threadCounts` (3 warm-up runs each) from the models folder
+    /// `models` (nil: where extract looks), and finds the reference script when `referencePython` is
+    /// given, so that a missing file is said before any timing. `runs`: timed runs per round.
+    public init(models: String?, threadCounts: [Int], runs: Int, referencePython: String?) throws(BenchmarkError) {
+        if let referencePython { reference = (referencePython, try HelperScript.url("tflite_reference.py")) } else { reference = nil }
+        self.runs = runs
+        var cases: [Case] = []
+        for name in Self.modelNames {
+            let (model, path) = try attempt(BenchmarkError.models) {
+                let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(name.hasSuffix("lite") ? .lite : .full))
+                let path = folder.appendingPathComponent("\(name).tflite").path
+                return (try TFLiteModel(path: path), path)
+            }
+            for t in threadCounts {
+                try attempt(BenchmarkError.engine) {
+                    let plan = try ExecutionPlan(model: model, threads: t)
+                    var rng = SystemRandomNumberGenerator()
+                    let input = (0..<plan.inputs[0].count).map { _ in Float.random(in: 0...1, using: &rng) }
+                    for _ in 0..<3 { try plan.run(input) }
+                    cases.append(Case(name: name, path: path, threads: t, plan: plan, input: input))
+                }
+            }
+        }
+        self.cases = cases
+    }
+
+    /// Times every model and thread count in each of `rounds` rounds, ours and the reference alternating,
+    /// so the rounds of one model lie minutes apart and a burst of load on a shared machine cannot fall
+    /// on all of them (nor on one side only). Each row holds the best round's median, and its p90.
+    public func measure(rounds: Int, progress: (BenchProgress) -> Void) throws(BenchmarkError) -> [BenchJSON.ModelRow] {
+        var ours = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
+        var ref = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
+        for round in 0..<rounds {
+            for (i, c) in cases.enumerated() {
+                var times: [Double] = []
+                for _ in 0..<runs {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try attempt(BenchmarkError.engine) { try c.plan.run(c.input) }
+                    times.append(milliseconds(since: start))
+                }
+                let timings = Timings(times)
+                let median = timings.median, p90 = timings.percentile(0.9)
+                if median < ours[i]?.median ?? .infinity { ours[i] = (median, p90) }
+                if let reference, let r = referenceTiming(reference, model: c.path, threads: c.threads, progress: progress),
+                   r.median < ref[i]?.median ?? .infinity { ref[i] = r }
+                progress(.modelTimed(round: round + 1, model: c.name, threads: c.threads, medianMs: median))
+            }
+        }
+        return cases.enumerated().map { i, c in
+            let (median, p90) = ours[i]!
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: p90,
+                                      gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
+                                      xnnpackMedianMs: ref[i]?.median, xnnpackP90Ms: ref[i]?.p90, ratio: ref[i].map { median / $0.median })
+        }
+    }
+
+    /// The official interpreter's median and p90 for one model, or nil when it fails (its columns stay empty).
+    private func referenceTiming(_ reference: (python: String, script: URL), model: String, threads: Int,
+                                 progress: (BenchProgress) -> Void) -> (median: Double, p90: Double)? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: reference.python)
+        p.arguments = [reference.script.path, "bench", model, "\(threads)", "\(runs)"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        do { try p.run() } catch {
+            progress(.referenceNotRun(reason: "\(error)"))
+            return nil
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, let timing = try? BenchJSON.decoder.decode(BenchJSON.ReferenceTiming.self, from: data) else { return nil }
+        return (timing.medianMs, timing.p90Ms)
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Benchmarks
+import Foundation
+
+struct BenchExtract: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract",
+        abstract: "Time `handpose extract` over clips beside MediaPipe (Tasks) as its users run it, in one run.",
+        discussion: """
+        Both sides run the same clips with the same settings (full models, 2 hands, video mode, confidences 0.5; \
+        MediaPipe Tasks' HandLandmarker with a bundle of the same weights, frames read by OpenCV): handpose with \
+        --jobs N (default: every core) and with one job, MediaPipe in a process pool of N workers and in one \
+        process. With one job handpose's engine uses every core; MediaPipe's XNNPACK keeps its default (one \
+        thread on Linux), so compare that pair by CPU time. Each run is a separate process tree, timed from \
+        outside: wall clock, CPU time (user + system of every process) and peak memory (the highest sum, sampled \
+        every 0.1 s, of the processes' proportional set sizes, so pages shared between processes count once; and \
+        the largest single process's resident peak). Both sides must read the same frames and find about the same \
+        hands. The runs alternate for --rounds rounds; each row is its fastest round. --profile also splits \
+        handpose's time per frame into its stages (one job, one engine thread, one decoding thread).
+        """)
+
+    @Argument(help: "Clips or folders (default: ../shared/corpus/clips).")
+    var inputs: [String] = ["../shared/corpus/clips"]
+
+    @Option(help: "A Python with mediapipe (Tasks) and OpenCV; its MediaPipe version names the rows (make bench-setup puts the newest release in .venv-tasks).")
+    var reference: String?
+
+    @Option(help: "Worker processes on each side (default: the number of cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Rounds; each configuration's fastest counts, so a burst of load on a shared machine does not fall on one side only.")
+    var rounds = 2
+
+    @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
+    var models: String?
+
+    @Flag(help: "Also split handpose's time per frame into decode, colour conversion, letterbox, palm model, palm decoding, crops, landmark model, landmark decoding, tracking and writing.")
+    var profile = false
+
+    @Flag(help: "Also find bodies: handpose extract --body against MediaPipe's HandLandmarker and PoseLandmarker both run on every frame (the two Tasks a user runs for hands and body).")
+    var body = false
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard jobs >= 1, rounds >= 1 else { throw ValidationError("--jobs and --rounds must be positive") }
+    }
+
+    func run() throws {
+        for input in inputs where !FileManager.default.fileExists(atPath: input) {
+            throw RuntimeFailure("\(input) is absent; pass clips to time")
+        }
+        let report = try Bench.measuring { () throws(BenchmarkError) in
+            let comparison = try ExtractComparison(inputs: inputs, models: try ModelFolder.fullHandModels(explicit: models), jobs: jobs, body: body,
+                                                   referencePython: reference)
+            return try comparison.measure(rounds: rounds, profile: profile) { event in
+                if case .extractRun(let round, let run, let seconds) = event, !json {
+                    Bench.note(String(format: "  round %d: %@: %.1f s", round, run, seconds))
+                }
+            }
+        }
+        if json {
+            print(try BenchJSON.text(report))
+            return
+        }
+        var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
+        for r in report.runs {
+            table.append([r.run, "\(r.frames)", String(format: "%.1f", r.fps), String(format: "%.1f", r.cpuMsPerFrame),
+                          String(format: "%.0f", r.peakMib), String(format: "%.0f", r.largestProcessMib),
+                          r.speedup.map { String(format: "%.2fx", $0) } ?? ""])
+        }
+        print(Table.render(table))
+        if reference == nil { print("MediaPipe not run: pass --reference .venv-tasks/bin/python (make bench-setup installs it)") }
+        if let split = report.profile {
+            var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]
+            for s in split.stages {
+                t.append([s.stage, String(format: "%.2f", s.msPerFrame), String(format: "%.1f%%", s.percent)])
+            }
+            print(Table.render(t))
+            print(String(format: "palm model runs a frame: %.2f; landmark model runs a frame: %.2f",
+                         split.palmRunsPerFrame, split.landmarkRunsPerFrame))
+        }
+    }
+}

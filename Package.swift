@@ -31,8 +31,9 @@ let baselineSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unch
 #endif
 
 // Module layout (data flows one way): VideoIO, Inference (Kernels, one kernel module per instruction set) -> Landmarking -> HandLandmarks, BodyLandmarks -> Extraction -> keypoint files
-// (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets <- Annotations; Rendering draws frames and keypoints for render and
-// Synthesis; Review serves clips, keypoints and annotations to the review page; Benchmarks measures extraction and the engine for `bench`.
+// (Keypoints, the format; KeypointFormats, the other files they are written as) -> Datasets (exports) <- Annotations, and Analysis (reports,
+// comparisons); Rendering draws frames and keypoints for render and Synthesis; Review serves clips, keypoints and annotations to the review
+// page; Benchmarks measures extraction and the engine for `bench`; Support (hash, seeded numbers, installed files) and FileSystem are below all.
 // Only `handpose` prints, reads flags and chooses exit codes.
 let package = Package(
     name: "handpose",
@@ -60,7 +61,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        // The file system as handpose uses it: atomic writes, the running executable, a stable path hash.
+        // The file system as handpose uses it: atomic writes, staged folders, regular files opened without waiting,
+        // the ranges of numbers from outside, the running executable.
         // The process's argc and argv saved before main, for machines without /proc.
         .target(name: "CProcessArguments"),
         .target(name: "FileSystem", dependencies: ["CProcessArguments"]),

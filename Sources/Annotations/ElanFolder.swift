@@ -36,7 +36,8 @@ public enum ElanFolder {
             let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
             while let url = files?.nextObject() as? URL {
                 let regular = (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) ?? false
-                if regular && url.pathExtension.lowercased() != "eaf" { return false }
+                // Hidden files (a file manager's .DS_Store) are not what makes a folder someone's other work.
+                if regular && !url.lastPathComponent.hasPrefix(".") && url.pathExtension.lowercased() != "eaf" { return false }
             }
             return true
         }

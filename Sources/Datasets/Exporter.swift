@@ -186,7 +186,7 @@ public struct Exporter {
             do { try encoder.encode(manifest).write(to: staged.staging.appendingPathComponent("dataset.json")) } catch {
                 throw DatasetError.unwritable(path: output.appendingPathComponent("dataset.json").path, reason: describe(error))
             }
-            try staged.commit()
+            try staged.commitExport()
             return (written, manifest)
         } catch {
             staged.discard()

@@ -1,6 +1,5 @@
 import FileSystem
 import Foundation
-import HandLandmarks
 import Keypoints
 import KeypointStore
 import VideoIO
@@ -96,7 +95,9 @@ public struct ExtractionStatus {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data = Data()
-        for e in entries {
+        for var e in entries {
+            // The index keeps its format: the differences are for `status`' reader, told again from the settings.
+            e.differences = nil
             data.append(try encoder.encode(e))
             data.append(0x0A)
         }

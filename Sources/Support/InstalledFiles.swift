@@ -69,7 +69,12 @@ public struct InstalledFiles: Sendable {
 
     /// The first folder holding every file in `names`; otherwise an error listing every place looked.
     public func folder(holding names: [String]) throws -> URL {
-        for c in candidates where names.allSatisfy({ FileManager.default.isReadableFile(atPath: c.folder.appendingPathComponent($0).path) }) {
+        // A script must be readable to run; a model or page file need only be there (one that cannot be read is
+        // reported, naming it, when it is opened, rather than passed over for another folder's).
+        func present(_ path: String) -> Bool {
+            kind == .scripts ? FileManager.default.isReadableFile(atPath: path) : FileManager.default.fileExists(atPath: path)
+        }
+        for c in candidates where names.allSatisfy({ present(c.folder.appendingPathComponent($0).path) }) {
             return c.folder
         }
         throw NotFound(kind: kind, names: names, looked: candidates.map { "\($0.folder.path) (\($0.source))" })

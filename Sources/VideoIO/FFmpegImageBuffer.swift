@@ -28,6 +28,7 @@ public final class FFmpegImageBuffer {
     /// `AV_INPUT_BUFFER_PADDING_SIZE`: bytes FFmpeg may touch past a buffer's end.
     public static let padding = 64
     /// Place a guard page right after every new buffer's padding.
+    /// Unsafe: set once at start (from the environment, or by a test before it decodes), read after.
     nonisolated(unsafe) public static var guardPages = ProcessInfo.processInfo.environment["HANDPOSE_GUARD_PAGES"] == "1"
 
     /// Bytes per row: the row's bytes rounded up to `alignment`.

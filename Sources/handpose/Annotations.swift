@@ -1,11 +1,9 @@
 import Analysis
 import Annotations
 import ArgumentParser
-import Datasets
 import FileSystem
 import Foundation
 import Keypoints
-import VideoIO
 
 /// `handpose annotations`: annotation files between the tools people annotate with.
 struct AnnotationsCommand: ParsableCommand {

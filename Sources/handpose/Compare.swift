@@ -1,6 +1,5 @@
 import Analysis
 import ArgumentParser
-import Datasets
 import Foundation
 import Keypoints
 
@@ -31,7 +30,7 @@ struct Compare: ParsableCommand {
         }
         if json {
             struct Out: Encodable { var files: [String: KeypointComparison.Summary]; var overall: KeypointComparison.Summary; var errors: [String] }
-            let out = Out(files: Dictionary(rows.map { ($0.0, KeypointComparison.Summary($0.1)) }) { a, _ in a }, overall: .init(total), errors: errors)
+            let out = Out(files: Dictionary(rows.map { ($0.0, KeypointComparison.Summary($0.1)) }) { _, last in last }, overall: .init(total), errors: errors)
             print(try JSONText.pretty(out))
         } else {
             var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "jitter"]

@@ -4,7 +4,6 @@ import Datasets
 import Extraction
 import FileSystem
 import Foundation
-import HandLandmarks
 import KeypointStore
 import Keypoints
 

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Datasets
 import Extraction
 import Foundation
-import HandLandmarks
 import Inference
 import KeypointFormats
 import VideoIO

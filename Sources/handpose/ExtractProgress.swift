@@ -3,7 +3,8 @@ import Foundation
 
 /// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary,
 /// which names every file that failed, crashed, came out incomplete or was passed over, with the reason.
-/// Unchecked: its counts and problems are read and written under `lock`.
+/// Unchecked: its counts and problems are written under `lock` while the pipeline runs; `failures` is read
+/// after the pipeline has returned, when no thread writes any more.
 final class ExtractProgress: @unchecked Sendable {
     let total: Int
     let quiet: Bool

@@ -1,6 +1,5 @@
 import Analysis
 import ArgumentParser
-import Datasets
 import FileSystem
 import Foundation
 import Keypoints

@@ -29,6 +29,8 @@ final class ElanFolderTests: XCTestCase {
         XCTAssertThrowsError(try ElanFolder.write([segment("c.mp4", "wave")], to: out, overwrite: false)) { error in
             XCTAssertTrue("\(error)".contains("--overwrite"), "\(error)")
         }
+        // A file manager's hidden file does not make it someone else's folder.
+        try Data().write(to: out.appendingPathComponent(".DS_Store"))
         try ElanFolder.write([segment("c.mp4", "wave")], to: out, overwrite: true)
         XCTAssertEqual(files(out), ["c.mp4.eaf"])
         XCTAssertTrue(try String(contentsOf: out.appendingPathComponent("c.mp4.eaf"), encoding: .utf8).contains("wave"))

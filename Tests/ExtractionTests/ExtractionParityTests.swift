@@ -1,5 +1,4 @@
 import Analysis
-import Datasets
 import Extraction
 import Foundation
 import HandLandmarks

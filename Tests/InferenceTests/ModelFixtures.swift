@@ -1,9 +1,9 @@
-#if arch(x86_64)
-@_spi(Testing) import Inference
 import Foundation
-import KernelsAVX512OnAVX2
+@_spi(Testing) import Inference
 import TestSupport
 import XCTest
+#if arch(x86_64)
+import KernelsAVX512OnAVX2
 #endif
 
 /// Where the repository's model files and reference interpreter are; tests that need them skip, saying why.

@@ -111,6 +111,10 @@ final class CompleteCommandTests: XCTestCase {
         for entry in open {
             XCTAssertEqual(entry.differences, [["field": "completion", "recorded": "backward-1s+join-0.5s+fill-0.3s+vote", "asked": "none"]], text)
         }
+        // The index on disk keeps its format: the differences are told from the settings it holds.
+        let index = try String(contentsOfFile: completed + "/index.jsonl", encoding: .utf8)
+        XCTAssertFalse(index.isEmpty)
+        XCTAssertFalse(index.contains("differences"), index)
         (code, text) = try ToolRunner.run(["extract", synth, "-r", "-o", completed, "--complete"] + formats)
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("8 files: 0 done, 8 skipped"), text)

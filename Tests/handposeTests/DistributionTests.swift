@@ -31,6 +31,7 @@ final class DistributionTests: XCTestCase {
     }
 
     /// `make TARGET`, once per test run: its output (the last line names what was written).
+    /// Unsafe: XCTest runs this class's tests one after another, so one test at a time fills it.
     nonisolated(unsafe) static var made: [String: (Int32, String)] = [:]
     static func make(_ target: String) throws -> String {
         if made[target] == nil { made[target] = try ToolRunner.process("/usr/bin/make", ["--no-print-directory", target]) }

@@ -1,5 +1,4 @@
 import Analysis
-import Datasets
 import Foundation
 import Keypoints
 import Synchronization

@@ -107,10 +107,10 @@ final class PrerequisiteTests: XCTestCase {
         let machine = ["kernel variant", "CPU", "x86-64", "not root", "mount namespace", "/proc", "Slurm cannot run", "object files of",
                        "fused multiply-add"]
         let tests = ToolRunner.root.appendingPathComponent("Tests")
-        let skip = "throw " + "XCTSkip("   // split, so this line is not one
+        let skips = ["throw " + "XCTSkip(", "XCTSkip" + "If(", "XCTSkip" + "Unless("]   // split, so this line is not one
         for case let file as String in FileManager.default.enumerator(atPath: tests.path)! where file.hasSuffix(".swift") && !file.hasPrefix("TestSupport/") {
             let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
-            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(skip) {
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where skips.contains(where: { line.contains($0) }) {
                 XCTAssertTrue(machine.contains { line.contains($0) }, "\(file):\(n + 1) skips for a prerequisite; throw Prerequisite.missing instead")
             }
         }

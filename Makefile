@@ -198,7 +198,7 @@ PREFIX ?= /usr/local
 BENCH_SCRIPTS = scripts/tflite_reference.py scripts/mediapipe_bench.py scripts/mediapipe_keypoints.py
 STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose
 install: models
-	$(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static
+	$(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --product handpose  # the tool alone: test support needs XCTest, which no static SDK has
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/handpose/models" "$(PREFIX)/share/handpose/scripts" "$(PREFIX)/share/bash-completion/completions" \
 	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
 	install -m 755 "$(STATIC_BIN)" "$(PREFIX)/bin/handpose"

@@ -31,10 +31,12 @@ down() {
 if [ "$cmd" = down ]; then down; exit 0; fi
 [ "$cmd" = up ] || { echo "usage: $0 up|down STATE_DIR" >&2; exit 64; }
 
+# Exit 2: this machine cannot run the daemons (not root, they do not start); exit 3: make setup has not installed them.
 skip() { echo "slurm-cluster: $*" >&2; exit 2; }
+missing() { echo "slurm-cluster: $*" >&2; exit 3; }
 [ "$(id -u)" -eq 0 ] || skip "Slurm's daemons need root here (this is uid $(id -u))"
 for b in munged slurmctld slurmd sbatch sinfo; do
-  command -v "$b" >/dev/null || skip "$b is not installed (make setup installs slurm-wlm and munge)"
+  command -v "$b" >/dev/null || missing "$b is not installed (make setup installs slurm-wlm and munge)"
 done
 
 if [ -e "$state" ] && [ -n "$(ls -A "$state" 2>/dev/null)" ]; then

@@ -17,6 +17,7 @@ final class SlurmTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = ToolRunner.root.appendingPathComponent("scripts/slurm-cluster.sh").path
         let (up, upText) = try ToolRunner.spawn([script, "up", state.path])
+        if up == 3 { throw Prerequisite.missing(upText) }
         if up == 2 {
             _ = try? ToolRunner.spawn([script, "down", state.path])
             print("SKIP: Slurm cannot run here: \(upText)")

@@ -15,7 +15,7 @@ public struct Timings: Sendable, Equatable {
     /// The time at index ⌊n·q⌋ (the last for q near 1): the higher of the two middle times for an even
     /// count. `bench models` reports its median and p90 this way, `bench profile` each step's median.
     public func percentile(_ q: Double) -> Double {
-        sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+        sorted[Self.index(q, of: Double(sorted.count), last: sorted.count - 1)]
     }
 
     /// `percentile(0.5)`.
@@ -24,7 +24,15 @@ public struct Timings: Sendable, Equatable {
     /// The time at index ⌊(n−1)·q⌋: the lower of the two middle times for an even count. The fusion
     /// comparison (`bench profile --against-unfused`) reports its median and p10 this way.
     public func lowerPercentile(_ q: Double) -> Double {
-        sorted[Int(Double(sorted.count - 1) * q)]
+        sorted[Self.index(q, of: Double(sorted.count - 1), last: sorted.count - 1)]
+    }
+
+    /// ⌊span·q⌋ within 0...last, converted only once it is in range: a q outside 0...1 (or NaN) takes the
+    /// nearest end, never a trap.
+    static func index(_ q: Double, of span: Double, last: Int) -> Int {
+        let position = (span * q).rounded(.down)
+        guard position >= 0 else { return 0 }   // also NaN
+        return position >= Double(last) ? last : Int(position)
     }
 }
 

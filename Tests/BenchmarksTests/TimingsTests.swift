@@ -44,4 +44,13 @@ final class TimingsTests: XCTestCase {
             XCTAssertLessThanOrEqual(t.lowerPercentile(q), t.percentile(q), "\(q)")
         }
     }
+
+    func testAQuantileOutOfRangeTakesTheNearestEnd() {
+        let t = Timings([3, 1, 2])
+        XCTAssertEqual(t.percentile(7), 3)
+        XCTAssertEqual(t.percentile(-1), 1)
+        XCTAssertEqual(t.percentile(.nan), 1)
+        XCTAssertEqual(t.lowerPercentile(.infinity), 3)
+        XCTAssertEqual(t.lowerPercentile(-.infinity), 1)
+    }
 }

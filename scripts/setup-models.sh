@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Places MediaPipe's four hand models and its two pose (BlazePose) models in Models/ from the pinned mediapipe wheel on PyPI,
+# Places MediaPipe's four hand models, its two pose (BlazePose) models and the four models Holistic adds
+# (hand re-crop, short-range face detection, face mesh with and without attention) in Models/ from the pinned mediapipe wheel on PyPI,
 # and checks each against scripts/models.sha256 (committed). Nothing under Models/ is ever committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=0.10.14
 files=(palm_detection_full.tflite palm_detection_lite.tflite hand_landmark_full.tflite hand_landmark_lite.tflite
-       pose_detection.tflite pose_landmark_full.tflite)
+       pose_detection.tflite pose_landmark_full.tflite
+       hand_recrop.tflite face_detection_short_range.tflite face_landmark.tflite face_landmark_with_attention.tflite)
 sums="$PWD/scripts/models.sha256"
 verify() { (cd Models && sha256sum --check --quiet --status "$sums") ; }
 have_all=1
@@ -26,7 +28,9 @@ python3 -m pip download --quiet --no-deps --only-binary=:all: \
 wheel=$(ls "$tmp"/mediapipe-*.whl)
 unzip -q -o -j "$wheel" 'mediapipe/modules/palm_detection/palm_detection_*.tflite' \
   'mediapipe/modules/hand_landmark/hand_landmark_*.tflite' 'mediapipe/modules/pose_detection/pose_detection.tflite' \
-  'mediapipe/modules/pose_landmark/pose_landmark_full.tflite' -d "$tmp/models"
+  'mediapipe/modules/pose_landmark/pose_landmark_full.tflite' 'mediapipe/modules/holistic_landmark/hand_recrop.tflite' \
+  'mediapipe/modules/face_detection/face_detection_short_range.tflite' 'mediapipe/modules/face_landmark/face_landmark.tflite' \
+  'mediapipe/modules/face_landmark/face_landmark_with_attention.tflite' -d "$tmp/models"
 mkdir -p Models
 for f in "${files[@]}"; do
   [ -f "$tmp/models/$f" ] || { echo "setup: $f is not in $wheel" >&2; exit 1; }

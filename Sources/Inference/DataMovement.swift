@@ -24,6 +24,32 @@ public enum DataMovement {
         for i in 0..<count { y[i] = 1 / (1 + expf(-x[i])) }
     }
 
+    /// `max(0, x)`.
+    public static func relu(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { y[i] = max(0, x[i]) }
+    }
+
+    /// The values of `x` (shape `slice.sizes`) that `slice` picks, in row-major order.
+    public static func stridedSlice(_ x: UnsafePointer<Float>, _ slice: StridedSlice.Dimensions, _ y: UnsafeMutablePointer<Float>) {
+        let d = slice.padded
+        var strides = [1, 1, 1, 1]
+        for k in stride(from: 2, through: 0, by: -1) { strides[k] = strides[k + 1] * d[k + 1].size }
+        var o = 0
+        for i0 in 0..<d[0].count {
+            let p0 = (d[0].begin + i0 * d[0].stride) * strides[0]
+            for i1 in 0..<d[1].count {
+                let p1 = p0 + (d[1].begin + i1 * d[1].stride) * strides[1]
+                for i2 in 0..<d[2].count {
+                    let p2 = p1 + (d[2].begin + i2 * d[2].stride) * strides[2]
+                    for i3 in 0..<d[3].count {
+                        y[o] = x[p2 + d[3].begin + i3 * d[3].stride]
+                        o += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// Zero padding of a 4-D tensor; `pads[d]` is (before, after) for dimension d.
     public static func pad(_ x: UnsafePointer<Float>, shape: [Int], pads: [(Int, Int)], _ y: UnsafeMutablePointer<Float>) {
         let out = zip(shape, pads).map { $0 + $1.0 + $1.1 }
@@ -94,5 +120,24 @@ public enum DataMovement {
                 }
             }
         }
+    }
+}
+
+/// What a STRIDED_SLICE takes of each dimension.
+public enum StridedSlice {
+    public struct Dimension: Sendable, Equatable {
+        public var size: Int, begin: Int, stride: Int, count: Int
+    }
+    public struct Dimensions: Sendable {
+        public private(set) var all: [Dimension] = []
+        public init() {}
+        public mutating func append(size: Int, begin: Int, stride: Int, count: Int) {
+            all.append(Dimension(size: size, begin: begin, stride: stride, count: count))
+        }
+        /// Leading dimensions of size 1 added to make four.
+        var padded: [Dimension] {
+            Array(repeating: Dimension(size: 1, begin: 0, stride: 1, count: 1), count: max(0, 4 - all.count)) + all
+        }
+        public var outputCount: Int { all.reduce(1) { $0 * $1.count } }
     }
 }

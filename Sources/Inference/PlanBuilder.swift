@@ -55,7 +55,8 @@ struct PlanBuilder {
     static func requiredInputs(_ code: BuiltinOperator) -> Int {
         switch code {
         case .conv2D, .depthwiseConv2D, .fullyConnected, .add, .prelu, .mean, .pad, .resizeBilinear: return 2
-        case .concatenation, .depthToSpace, .dequantize, .densify, .logistic, .maxPool2D, .reshape: return 1
+        case .stridedSlice: return 4
+        case .concatenation, .depthToSpace, .dequantize, .densify, .logistic, .maxPool2D, .reshape, .relu: return 1
         case .other: return 0
         }
     }
@@ -80,6 +81,7 @@ struct PlanBuilder {
             }
             ops.append(op)
         }
+        ops = Self.foldingRelu(ops, graphOutputs: model.outputs)
         // Readers of each activation tensor (graph outputs count as a reader).
         var readers: [Int: Int] = [:]
         for op in ops { for t in op.inputs where t >= 0 { readers[t, default: 0] += 1 } }
@@ -131,6 +133,34 @@ struct PlanBuilder {
             steps.append(try step(op))
         }
         return steps
+    }
+
+    /// `ops` with each RELU whose input nothing else reads, made by an ADD or CONV_2D without an
+    /// activation, turned into that operator's fused activation (the face detector's residual blocks end
+    /// in ADD then RELU). max(0, x) of the same value: outputs are unchanged.
+    static func foldingRelu(_ ops: [Operator], graphOutputs: [Int]) -> [Operator] {
+        var readers: [Int: Int] = [:]
+        for op in ops { for t in op.inputs where t >= 0 { readers[t, default: 0] += 1 } }
+        for t in graphOutputs { readers[t, default: 0] += 1 }
+        var producer: [Int: Int] = [:]
+        for (i, op) in ops.enumerated() { for t in op.outputs { producer[t] = i } }
+        var ops = ops
+        var folded = Set<Int>()
+        for (i, relu) in ops.enumerated() where relu.code == .relu {
+            guard readers[relu.inputs[0]] == 1, let p = producer[relu.inputs[0]], ops[p].outputs.count == 1 else { continue }
+            let op = ops[p]
+            let options: OperatorOptions
+            switch (op.code, op.options) {
+            case (.add, .activation(.none)): options = .activation(.relu)
+            case (.conv2D, .conv(var o)) where o.activation == .none:
+                o.activation = .relu
+                options = .conv(o)
+            default: continue
+            }
+            ops[p] = Operator(index: op.index, code: op.code, inputs: op.inputs, outputs: relu.outputs, options: options)
+            folded.insert(i)
+        }
+        return ops.enumerated().filter { !folded.contains($0.offset) }.map(\.element)
     }
 
     /// Operators to run before op `i` so that tensor-producing op `p` (nil: a graph input) has run: none
@@ -263,6 +293,26 @@ struct PlanBuilder {
             let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
             return FullyConnectedStep(fc: FullyConnected(k: k, n: n, weights: w, bias: bias, activation: act),
                                       input: op.inputs[0], output: out, batch: inCount / k)
+        case .relu:
+            return ReluStep(input: op.inputs[0], output: out, count: outCount)
+        case .stridedSlice:
+            guard case .slice(let beginMask, let endMask) = op.options else { throw fail(op, "missing options") }
+            let shape = model.tensors[op.inputs[0]].shape
+            guard shape.count <= 4, let b = try constant(op.inputs[1]), let e = try constant(op.inputs[2]),
+                  let st = try constant(op.inputs[3]), b.count == shape.count, e.count == shape.count, st.count == shape.count else {
+                throw fail(op, "begin, end and strides must be constant, one per dimension, rank 4 at most")
+            }
+            var slice = StridedSlice.Dimensions()
+            for d in shape.indices {
+                let n = shape[d], s = Int(st[d])
+                guard s > 0 else { throw fail(op, "stride \(s) on dimension \(d): only positive strides") }
+                func clamp(_ v: Float) -> Int { let v = Int(v); return min(max(v < 0 ? v + n : v, 0), n) }
+                let lo = beginMask & (1 << d) != 0 ? 0 : clamp(b[d])
+                let hi = endMask & (1 << d) != 0 ? n : clamp(e[d])
+                slice.append(size: n, begin: lo, stride: s, count: hi > lo ? (hi - lo + s - 1) / s : 0)
+            }
+            guard slice.outputCount == outCount else { throw fail(op, "the slice has \(slice.outputCount) values, the output \(outCount)") }
+            return StridedSliceStep(input: op.inputs[0], output: out, slice: slice)
         case .conv2D, .dequantize, .densify, .other:
             throw InferenceError.unsupportedOperator(path: model.path, index: op.index, name: op.code.name)
         }

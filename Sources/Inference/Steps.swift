@@ -143,6 +143,22 @@ struct LogisticStep: Step {
     func run(_ ctx: RunContext) { DataMovement.logistic(ctx.pointer(input), ctx.pointer(output), count: count) }
 }
 
+struct ReluStep: Step {
+    let input: Int, output: Int, count: Int
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { DataMovement.relu(ctx.pointer(input), ctx.pointer(output), count: count) }
+}
+
+/// TFLite's STRIDED_SLICE with positive strides: every dimension sampled from `begin` in steps of `stride`.
+struct StridedSliceStep: Step {
+    let input: Int, output: Int
+    let slice: StridedSlice.Dimensions
+    var reads: [Int] { [input] }
+    var writes: [Int] { [output] }
+    func run(_ ctx: RunContext) { DataMovement.stridedSlice(ctx.pointer(input), slice, ctx.pointer(output)) }
+}
+
 struct CopyStep: Step {
     let input: Int, output: Int, count: Int
     var reads: [Int] { [input] }

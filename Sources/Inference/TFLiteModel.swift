@@ -143,7 +143,15 @@ public final class TFLiteModel {
         case .depthToSpace:
             // DepthToSpaceOptions: block_size
             return .blockSize(try int(0, 0))
-        case .dequantize, .densify, .logistic, .reshape, .pad, .prelu:
+        case .stridedSlice:
+            // StridedSliceOptions: begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask, offset
+            let masks = try (0..<5).map { try int($0, 0) }
+            guard masks[2] == 0, masks[3] == 0, !(try t?.bool(5) ?? false) else {
+                throw InferenceError.unsupportedOption(path: path, index: index, name: code.name,
+                                                       reason: "an ellipsis, new axis or offset slice")
+            }
+            return .slice(beginMask: masks[0], endMask: masks[1])
+        case .dequantize, .densify, .logistic, .reshape, .pad, .prelu, .relu:
             return .none
         case .other(let c):
             throw InferenceError.unsupportedOperator(path: path, index: index, name: "builtin operator \(c)")
@@ -178,10 +186,10 @@ public enum TensorType: Int, Sendable {
     }
 }
 
-/// The operators the MediaPipe hand and pose models use; anything else is `.other` and refused by name.
+/// The operators the MediaPipe hand, pose and face models use; anything else is `.other` and refused by name.
 public enum BuiltinOperator: Equatable, Sendable {
     case add, concatenation, conv2D, depthToSpace, depthwiseConv2D, dequantize, densify, fullyConnected, logistic
-    case maxPool2D, reshape, resizeBilinear, pad, mean, prelu
+    case maxPool2D, reshape, resizeBilinear, pad, mean, prelu, relu, stridedSlice
     case other(Int32)
 
     init(code: Int32) {
@@ -195,10 +203,12 @@ public enum BuiltinOperator: Equatable, Sendable {
         case 9: self = .fullyConnected
         case 14: self = .logistic
         case 17: self = .maxPool2D
+        case 19: self = .relu
         case 22: self = .reshape
         case 23: self = .resizeBilinear
         case 34: self = .pad
         case 40: self = .mean
+        case 45: self = .stridedSlice
         case 54: self = .prelu
         case 124: self = .densify
         default: self = .other(code)
@@ -222,6 +232,8 @@ public enum BuiltinOperator: Equatable, Sendable {
         case .pad: return "PAD"
         case .mean: return "MEAN"
         case .prelu: return "PRELU"
+        case .relu: return "RELU"
+        case .stridedSlice: return "STRIDED_SLICE"
         case .other(let c): return "builtin operator \(c)"
         }
     }
@@ -260,4 +272,6 @@ public enum OperatorOptions: Sendable {
     case resize(alignCorners: Bool, halfPixelCenters: Bool)
     case reducer(keepDims: Bool)
     case blockSize(Int)
+    /// STRIDED_SLICE's masks: bit d set takes the whole extent on that side of dimension d.
+    case slice(beginMask: Int, endMask: Int)
 }

@@ -13,6 +13,9 @@ enum Fixtures {
     /// MediaPipe's pose (BlazePose) models, for `extract --body` (#38): the detector keeps its weights
     /// sparse (DENSIFY) and upsamples with DEPTH_TO_SPACE.
     static let poseModelNames = ["pose_detection", "pose_landmark_full"]
+    /// The models Holistic adds (`extract --holistic`, #46): the hand re-crop model (STRIDED_SLICE), the
+    /// short-range face detector (RELU after its residual ADDs) and the face mesh.
+    static let holisticModelNames = ["hand_recrop", "face_detection_short_range", "face_landmark"]
 
     static func modelPath(_ name: String) throws -> String {
         let path = root.appendingPathComponent("Models/\(name).tflite").path

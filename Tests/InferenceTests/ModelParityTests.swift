@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import Inference
 
-/// Each of the four hand models and the two pose models against the official TFLite interpreter, on seeded random input,
+/// Each of the four hand models, the two pose models and Holistic's face and re-crop models against the official TFLite interpreter, on seeded random input,
 /// with every kernel variant this CPU runs (KernelTests names the ones it cannot).
 final class ModelParityTests: XCTestCase {
     /// `relative`: outputs are held to 1e-3 of their largest value rather than of the landmark scale (the
@@ -45,7 +45,7 @@ final class ModelParityTests: XCTestCase {
             print("SKIP: this CPU runs \(fused.count) kernel set with fused multiply-add; nothing to compare")
             throw XCTSkip("fewer than two fused multiply-add kernel sets here")
         }
-        for (n, name) in (Fixtures.modelNames + Fixtures.poseModelNames).enumerated() {
+        for (n, name) in (Fixtures.modelNames + Fixtures.poseModelNames + Fixtures.holisticModelNames).enumerated() {
             let model = try TFLiteModel(path: try Fixtures.modelPath(name))
             let inputs = SameBits.inputs(model, seed: UInt64(70 + n))
             let reference = try TestedKernels.plan(model, threads: 1, kernels: fused[0])
@@ -102,4 +102,7 @@ final class ModelParityTests: XCTestCase {
     func testLandmarkLite() throws { try check("hand_landmark_lite", seed: 4) }
     func testPoseDetection() throws { try check("pose_detection", seed: 5) }
     func testPoseLandmarkFull() throws { try check("pose_landmark_full", seed: 6, relative: true) }
+    func testHandRecrop() throws { try check("hand_recrop", seed: 7) }
+    func testFaceDetectionShortRange() throws { try check("face_detection_short_range", seed: 8) }
+    func testFaceLandmark() throws { try check("face_landmark", seed: 9) }
 }

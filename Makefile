@@ -10,9 +10,9 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv tasks-venv parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: setup packages models venv tasks-venv holistic-venv parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
-setup: packages models venv tasks-venv
+setup: packages models venv tasks-venv holistic-venv
 
 packages:
 	@scripts/setup-packages.sh
@@ -147,6 +147,17 @@ tasks-venv:
 	@$(TASKS_PY) -c 'import mediapipe, cv2, sys; sys.exit(mediapipe.__version__ != "$(MEDIAPIPE_TASKS)")' 2>/dev/null || { \
 	  { [ -x $(TASKS_PY) ] || python3 -m venv $(TASKS_VENV); } && \
 	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==$(MEDIAPIPE_TASKS)" "opencv-contrib-python==5.0.0.93" "numpy<3"; }
+
+# pose-format's video_to_pose on MediaPipe 0.10.14's legacy Holistic, the reference `extract --holistic`
+# is measured against (HolisticParityTests, make parity-holistic, make bench-holistic): its own environment,
+# since MediaPipe 0.10.14 needs NumPy 1 and .venv has NumPy 2.
+HOLISTIC_VENV ?= .venv-holistic
+HOLISTIC_PY := $(HOLISTIC_VENV)/bin/python
+holistic-venv:
+	@$(HOLISTIC_PY) -c 'import mediapipe, pose_format, sys; sys.exit(mediapipe.__version__ != "0.10.14")' 2>/dev/null || { \
+	  { [ -x $(HOLISTIC_PY) ] || python3 -m venv $(HOLISTIC_VENV); } && \
+	  $(HOLISTIC_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==0.10.14" "numpy==1.26.4" \
+	    "opencv-contrib-python==4.11.0.86" "pose-format==0.15.0"; }
 
 # libFuzzer: the annotation parsers, the keypoint-file reader and VideoReader over mutated media files
 # (with guard pages after FFmpeg's buffers), each seeded from Fuzz/corpus/<target>/. Each target runs for

@@ -90,12 +90,15 @@ let package = Package(
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine and floor, beside the hands.
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
+        .target(name: "FaceLandmarks", dependencies: ["VideoIO", "Inference", "Landmarking"]),
+        // MediaPipe Holistic: the three landmarkers composed, hands and face found from the body.
+        .target(name: "HolisticLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking", "HandLandmarks", "BodyLandmarks", "FaceLandmarks"]),
         .target(name: "Annotations", dependencies: ["VideoIO", "FileSystem"]),
         .target(name: "Datasets", dependencies: ["FileSystem", "Support", "Keypoints", "KeypointFormats", "Annotations"]),
         // What is learnt from keypoint files and exports: the dataset report and its baseline classifier, comparison
         // of keypoint files, sequence figures, draft segments.
         .target(name: "Analysis", dependencies: ["Datasets", "FileSystem", "Keypoints", "KeypointFormats"]),
-        .target(name: "Extraction", dependencies: ["FileSystem", "Support", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats"]),
+        .target(name: "Extraction", dependencies: ["FileSystem", "Support", "KeypointStore", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "FaceLandmarks", "HolisticLandmarks", "Keypoints", "KeypointFormats"]),
         .target(name: "Rendering", dependencies: ["VideoIO", "Keypoints"]),
         .target(name: "Synthesis", dependencies: ["Support", "VideoIO", "Keypoints", "Rendering", "Datasets", "Annotations"]),
         // The review page's server (Hummingbird): clips, keypoints and annotations to a browser, annotation
@@ -111,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "handpose",
             dependencies: [
-                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review", "Benchmarks",
+                "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "HolisticLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review", "Benchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -13,11 +13,15 @@ public final class BodyDetector {
     /// and cell: 28x28x2 + 14x14x2 + 7x7x6 = 2254.
     let anchors = SSDAnchors.centres(size: inputSize, grids: [(8, 2), (16, 2), (32, 6)])
     public var minScore: Float
+    /// Non-max suppression's IoU: 0.5 in Tasks' pose_detector_graph (its default), 0.3 in the legacy
+    /// pose_detection_cpu.pbtxt that Holistic runs.
+    let suppression: Float
     private var tensor: [Float]
 
-    public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5, sharing: SharedConstants? = nil) throws {
+    public init(model: TFLiteModel, threads: Int, minScore: Float = 0.5, suppression: Float = 0.5, sharing: SharedConstants? = nil) throws {
         plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing)
         self.minScore = minScore
+        self.suppression = suppression
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 
@@ -33,10 +37,9 @@ public final class BodyDetector {
             try plan.run(UnsafeBufferPointer(t))
         }
         // TensorsToDetectionsCalculator: 12 values per anchor (x, y, w, h, then 4 keypoints), sigmoid
-        // score clipped at 100, min_score_thresh; then weighted NMS at IoU 0.5 (Tasks' pose_detector_graph
-        // leaves min_suppression_threshold at its default; the legacy graph asked 0.3).
+        // score clipped at 100, min_score_thresh; then weighted NMS.
         let raw = Detection.decodeSSD(boxes: plan.output(0), scores: plan.output(1), anchors: anchors, keypoints: 4,
                                          inputSize: Self.inputSize, minScore: minScore)
-        return Detection.weightedNonMaxSuppression(raw, iouThreshold: 0.5).map { $0.removingLetterbox(padding: pad) }
+        return Detection.weightedNonMaxSuppression(raw, iouThreshold: suppression).map { $0.removingLetterbox(padding: pad) }
     }
 }

@@ -9,12 +9,8 @@ public enum BodyRegion {
     /// enlarged 1.25 times (rect_transformation, scale 1.25, square_long).
     /// MediaPipe: pose_detection_to_roi.pbtxt and pose_landmarks_to_roi.pbtxt (the same two steps).
     public static func aligned(centre: SIMD2<Float>, scale: SIMD2<Float>, width: Int, height: Int) -> RegionOfInterest {
-        let size = SIMD2(Float(width), Float(height))
-        let c = centre * size, s = scale * size
-        let side = ((s.x - c.x) * (s.x - c.x) + (s.y - c.y) * (s.y - c.y)).squareRoot() * 2
-        let r = RegionOfInterest(xCenter: centre.x, yCenter: centre.y, width: side / size.x, height: side / size.y,
-                                 rotation: RegionOfInterest.rotation(from: c, to: s))
-        return r.transformed(imageWidth: width, imageHeight: height, scale: 1.25, shiftY: 0)
+        RegionOfInterest.aligned(centre: centre, scale: scale, target: .pi / 2, width: width, height: height)
+            .transformed(imageWidth: width, imageHeight: height, scale: 1.25, shiftY: 0)
     }
 
     /// The region for a detection: its keypoint 0 (the hips' midpoint) and 1 (the body's extent).

@@ -1,10 +1,11 @@
 import BodyLandmarks
 import HandLandmarks
+import HolisticLandmarks
 
 /// What extraction is asked to make of an input, as one typed value: the hands (MediaPipe's hand
 /// landmarker), the body beside them when asked, and what runs after tracking (smoothing, completion).
 /// The supervisor sends it to its workers, keypoint files record it (`KeypointFile.Settings`), and a
-/// verdict compares it; a face (Holistic) takes its place beside the body.
+/// verdict compares it. Holistic (`holistic`) replaces the hand and body pipelines with its own.
 public struct ExtractionSettings: Hashable, Sendable, Codable {
     /// The hand pipeline's settings.
     public var hands: HandTrackerOptions
@@ -16,10 +17,13 @@ public struct ExtractionSettings: Hashable, Sendable, Codable {
     /// `--complete`: once a clip has been read, `SequenceCompletion` follows tracks backwards, rejoins
     /// them, fills short gaps and votes chirality (video mode).
     public var completion: Bool
+    /// `--holistic`: MediaPipe Holistic in place of the hand (and body) pipelines: its body, hands found
+    /// from the body, and face; nil when not asked.
+    public var holistic: HolisticOptions?
 
     public init(hands: HandTrackerOptions = HandTrackerOptions(), body: BodyTrackerOptions? = nil, smoothing: Bool = false,
-                completion: Bool = false) {
-        self.hands = hands; self.body = body; self.smoothing = smoothing; self.completion = completion
+                completion: Bool = false, holistic: HolisticOptions? = nil) {
+        self.hands = hands; self.body = body; self.smoothing = smoothing; self.completion = completion; self.holistic = holistic
     }
 
     /// Whether smoothing applies: it follows hands over time, so video mode only.

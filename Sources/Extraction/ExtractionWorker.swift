@@ -1,6 +1,7 @@
 import BodyLandmarks
 import Foundation
 import HandLandmarks
+import HolisticLandmarks
 import Inference
 import KeypointFormats
 import Keypoints
@@ -47,6 +48,8 @@ public enum ExtractionWorker {
         var tracker: HandTracker?
         // The body pipeline, planned at the first job that asks for it (`--body`).
         var body: BodyTracker?
+        // Holistic, planned at the first job that asks for it (`--holistic`).
+        var holistic: HolisticTracker?
         func emit(_ event: ExtractionEvent) {
             var data = try! JSONEncoder().encode(event)
             data.append(0x0A)
@@ -68,9 +71,13 @@ public enum ExtractionWorker {
                                                     hashes: hashes.map { h in h.filter { BodyModels.fileNames.contains($0.key) } }.flatMap { $0.isEmpty ? nil : $0 })
                     body = try BodyTracker(models: bodyModels, options: bodyOptions, threads: threads)
                 }
+                if job.options.holistic != nil, holistic == nil {
+                    holistic = try HolisticTracker(models: try HolisticModels(directory: directory, sharing: sharing), threads: threads)
+                }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: tracker!, body: job.options.body == nil ? nil : body, settings: job.options, tool: tool, formats: job.formats,
+                                                             tracker: tracker!, body: job.options.body == nil ? nil : body,
+                                                             holistic: job.options.holistic == nil ? nil : holistic, settings: job.options, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {
                         emit(ExtractionEvent(kind: .frames, frames: n - reported))

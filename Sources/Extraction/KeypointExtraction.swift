@@ -1,6 +1,7 @@
 import BodyLandmarks
 import Foundation
 import HandLandmarks
+import HolisticLandmarks
 import KeypointFormats
 import Keypoints
 import Landmarking
@@ -59,21 +60,24 @@ public enum KeypointExtraction {
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
+                               settings: ExtractionSettings? = nil,
                                tool: KeypointFile.Tool, formats: [OutputFormat], root: URL, decodeThreads: Int = 0,
                                progress: (Int) -> Void = { _ in }) throws -> Outcome {
         let settings = settings ?? .init(tracker, body)
-        return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings, tool: tool,
+        return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic, settings: settings, tool: tool,
                     into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: settings.completes,
-                                          bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1),
+                                          bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1, holistic: holistic != nil),
                     decodeThreads: decodeThreads, progress: progress)
     }
 
-    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, settings: ExtractionSettings, tool: KeypointFile.Tool,
+    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, holistic: HolisticTracker? = nil,
+                        settings: ExtractionSettings, tool: KeypointFile.Tool,
                         into outputs: KeypointOutputs, decodeThreads: Int, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
         do {
-            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings, tool: tool, decodeThreads: decodeThreads,
+            var (header, profile) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic, settings: settings, tool: tool,
+                                            decodeThreads: decodeThreads,
                                             progress: progress) { frame in
                 hands += frame.hands.count
                 frames += 1
@@ -92,10 +96,12 @@ public enum KeypointExtraction {
     }
 
     /// The same, kept in memory: the whole file comes back.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
+                               settings: ExtractionSettings? = nil,
                                tool: KeypointFile.Tool, progress: (Int) -> Void = { _ in }) throws -> KeypointFile {
         var frames: [KeypointFile.Frame] = []
-        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, settings: settings ?? .init(tracker, body), tool: tool,
+        var (file, _) = try run(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic,
+                                settings: settings ?? .init(tracker, body), tool: tool,
                                 decodeThreads: 0, progress: progress) { frames.append($0) }
         file.frames = frames
         file.video.frames = frames.count
@@ -108,7 +114,9 @@ public enum KeypointExtraction {
     /// a failed clip must not be decoded to its end).
     /// `body`: the body pipeline, run on every frame beside the hands, each hand then tied to a body
     /// (`BodyAssociation`) once the hands are final (after `--complete` and `--smooth`).
-    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, settings: ExtractionSettings? = nil,
+    /// `holistic`: MediaPipe Holistic in place of `tracker` and `body` (`--holistic`): its body, hands and face.
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
+                    settings: ExtractionSettings? = nil,
                     tool: KeypointFile.Tool, decodeThreads: Int,
                     progress: (Int) -> Void, decoderEnded: (_ framesDecoded: Int) -> Void = { _ in },
                     sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
@@ -120,6 +128,7 @@ public enum KeypointExtraction {
         tracker.reset()
         // The body pipeline follows the hands' mode (a still is in image mode for both).
         if let body, let options = settings.bodyOptions { body.options = options }
+        holistic?.reset()
         // One decoded frame waits (and one more is converted meanwhile): decoding takes a few ms a frame
         // against 25-30 of inference, so a deeper queue only held more frames (6 MB each at 1080p) with
         // no measurable gain in `bench extract`.
@@ -156,8 +165,16 @@ public enum KeypointExtraction {
             let writing = ContinuousClock.now
             for f in frames {
                 var frame = KeypointFile.Frame(i: f.index, t: (f.time * 1e6).rounded() / 1e6, hands: f.hands.map(KeypointFile.Hand.init),
-                                               bodies: f.bodies)
-                BodyAssociation.tie(&frame, width: reader.info.width, height: reader.info.height)
+                                               bodies: f.bodies, faces: f.faces)
+                if holistic == nil {
+                    BodyAssociation.tie(&frame, width: reader.info.width, height: reader.info.height)
+                } else {
+                    // Holistic finds each hand from the body's arm: it is that person's, on that side.
+                    for h in frame.hands.indices {
+                        frame.hands[h].person = 0
+                        frame.hands[h].arm = frame.hands[h].chirality.rawValue
+                    }
+                }
                 try sink(frame)
             }
             profile.writing += ContinuousClock.now - writing
@@ -173,8 +190,16 @@ public enum KeypointExtraction {
             switch queue.pop() {
             case .frame(let f):
                 do {
-                    let frame = TrackedFrame(index: f.index, time: f.time, hands: try tracker.process(f),
-                                                    bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: tracker.options.mirrored) })
+                    let frame: TrackedFrame
+                    if let holistic {
+                        let found = try holistic.process(f)
+                        frame = TrackedFrame(index: f.index, time: f.time, hands: [found.leftHand, found.rightHand].compactMap { $0 },
+                                             bodies: found.body.map { [KeypointFile.Body($0)] } ?? [],
+                                             faces: found.face.map { [KeypointFile.Face($0, person: 0)] } ?? [])
+                    } else {
+                        frame = TrackedFrame(index: f.index, time: f.time, hands: try tracker.process(f),
+                                             bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: tracker.options.mirrored) })
+                    }
                     if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
                     last = f.index
@@ -213,9 +238,10 @@ public enum KeypointExtraction {
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: KeypointFile.Settings(settings),
-                                models: tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a })
+                                models: holistic?.models.hashes ?? tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a })
         file.video.decoder = info.decoder
         if body != nil { file.schema = KeypointFile.bodySchemaName }
+        if holistic != nil { file.schema = KeypointFile.faceSchemaName }
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }
         // The decoding thread has ended (it pushed .end or .failed last), so its timings are final.
         profile.frames = count

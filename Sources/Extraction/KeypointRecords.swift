@@ -1,5 +1,7 @@
 import BodyLandmarks
+import FaceLandmarks
 import HandLandmarks
+import HolisticLandmarks
 import Keypoints
 import Landmarking
 
@@ -13,7 +15,8 @@ extension KeypointFile.Settings {
                   minPresenceConfidence: o.minPresenceConfidence, mode: o.mode.rawValue, mirrored: o.mirrored,
                   smoothing: s.smoothing, smoother: s.smooths ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
                   completion: s.completes ? SequenceCompletion.name : nil,
-                  body: s.body == nil ? nil : BodyTracker.name, maxBodies: s.body?.maxBodies)
+                  body: s.body == nil ? nil : BodyTracker.name, maxBodies: s.body?.maxBodies,
+                  holistic: s.holistic == nil ? nil : HolisticTracker.name)
     }
 }
 
@@ -34,6 +37,14 @@ extension KeypointFile.Body {
         self.init(landmarks: order.map { rounded(b.landmarks[$0]) }, visibility: order.map { score(b.visibility[$0]) },
                   presence: order.map { score(b.presence[$0]) }, world: order.map { rounded(b.world[$0]) }, score: score(b.score),
                   region: KeypointFile.Region(b.region), track: b.track)
+    }
+}
+
+extension KeypointFile.Face {
+    /// A face as stored: coordinates rounded to 1e-6, its presence to 1e-5; `person`: the body it was found from.
+    public init(_ f: FaceObservation, person: Int?) {
+        self.init(landmarks: f.landmarks.map { p in [p.x, p.y, p.z].map { ($0 * 1e6).rounded() / 1e6 } },
+                  presence: (f.presence * 1e5).rounded() / 1e5, region: KeypointFile.Region(f.region), person: person)
     }
 }
 

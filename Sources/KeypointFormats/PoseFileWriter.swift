@@ -172,10 +172,35 @@ public final class PoseFileWriter: KeypointOutput {
     }
 
     public func complete(_ header: KeypointFile) throws {
+        // The body grey-blue, its left side (the person's) lighter.
+        let bodyColors = BodyJoint.names.map { $0.hasPrefix("left") ? (120, 170, 230) : $0.hasPrefix("right") ? (60, 90, 160) : (150, 150, 150) as (UInt16, UInt16, UInt16) }
+        let body = Self.Component(name: Self.bodyComponent, points: Self.bodyPointNames, limbs: BodyJoint.bones.map { (UInt16($0.0), UInt16($0.1)) },
+                                  colors: bodyColors)
+        let hands = Self.components.map { Self.Component(name: $0, points: Self.pointNames, limbs: Self.limbs, colors: Self.colors) }
+        // A clip with bodies: hands by arm; a clip in which no body was found: hands by chirality.
+        let (chosenCoordinates, chosenConfidences) = sawBody ? (coordinates, confidences) : (byChirality ?? (coordinates, confidences))
+        try Self.write(file, header: header, components: (bodies ? [body] : []) + hands, frames: frames, people: people,
+                       coordinates: chosenCoordinates, confidences: chosenConfidences)
+    }
+
+    /// One component of a `.pose` header: its name, point names, limbs (pairs of point indices) and colours.
+    struct Component {
+        var name: String
+        var format = "XYZC"
+        var points: [String]
+        var limbs: [(UInt16, UInt16)]
+        var colors: [(UInt16, UInt16, UInt16)]
+    }
+
+    /// Writes a whole `.pose` file to `file`: the header (version 0.2, `header`'s frame size, `components`),
+    /// then the body: fps, frame and people counts, the coordinates (normalised x and y become pixels as
+    /// they are copied; z as stored) and the confidences. Abandons `file` on failure.
+    static func write(_ file: StagedFile, header: KeypointFile, components: [Component], frames: Int, people: Int,
+                      coordinates: ScratchFile, confidences: ScratchFile) throws {
         let width = header.video.width, height = header.video.height
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             file.abandon()
-            throw KeypointError.unwritable(path: url.path, reason: "pose-format holds frame sizes up to 65535, not \(width)x\(height)")
+            throw KeypointError.unwritable(path: file.url.path, reason: "pose-format holds frame sizes up to 65535, not \(width)x\(height)")
         }
         var out = Data()
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
@@ -183,30 +208,21 @@ public final class PoseFileWriter: KeypointOutput {
         func str(_ s: String) { u16(UInt16(s.utf8.count)); out.append(contentsOf: Array(s.utf8)) }
         f32(0.2)
         u16(UInt16(width)); u16(UInt16(height)); u16(0)
-        func component(_ name: String, points: [String], limbs: [(UInt16, UInt16)], colors: [(UInt16, UInt16, UInt16)]) {
-            str(name)
-            str("XYZC")
-            u16(UInt16(points.count)); u16(UInt16(limbs.count)); u16(UInt16(colors.count))
-            for p in points { str(p) }
-            for (a, b) in limbs { u16(a); u16(b) }
-            for (r, g, b) in colors { u16(r); u16(g); u16(b) }
+        u16(UInt16(components.count))
+        for c in components {
+            str(c.name)
+            str(c.format)
+            u16(UInt16(c.points.count)); u16(UInt16(c.limbs.count)); u16(UInt16(c.colors.count))
+            for p in c.points { str(p) }
+            for (a, b) in c.limbs { u16(a); u16(b) }
+            for (r, g, b) in c.colors { u16(r); u16(g); u16(b) }
         }
-        u16(UInt16(Self.components.count + (bodies ? 1 : 0)))
-        if bodies {
-            // The body grey-blue, its left side (the person's) lighter.
-            let colors = BodyJoint.names.map { $0.hasPrefix("left") ? (120, 170, 230) : $0.hasPrefix("right") ? (60, 90, 160) : (150, 150, 150) as (UInt16, UInt16, UInt16) }
-            component(Self.bodyComponent, points: Self.bodyPointNames, limbs: BodyJoint.bones.map { (UInt16($0.0), UInt16($0.1)) }, colors: colors)
-        }
-        for name in Self.components { component(name, points: Self.pointNames, limbs: Self.limbs, colors: Self.colors) }
         f32(Float(header.video.fps ?? 1))
         withUnsafeBytes(of: UInt32(frames).littleEndian) { out.append(contentsOf: $0) }
         u16(UInt16(people))
         do {
             try file.write(out)
-            // Coordinates: normalised x, y become pixels as they are copied.
-            // A clip with bodies: hands by arm; a clip in which no body was found: hands by chirality.
-            let (chosenCoordinates, chosenConfidences) = sawBody ? (coordinates, confidences) : (byChirality ?? (coordinates, confidences))
-            let points = try chosenCoordinates.reader()
+            let points = try coordinates.reader()
             let scale = SIMD4<Float>(Float(width), Float(height), 1, 0)
             while !points.atEnd {
                 var chunk = try points.read(3 * 4 * 4096)
@@ -216,7 +232,7 @@ public final class PoseFileWriter: KeypointOutput {
                 }
                 try file.write(chunk)
             }
-            let conf = try chosenConfidences.reader()
+            let conf = try confidences.reader()
             while !conf.atEnd { try file.write(try conf.read(1 << 16)) }
             try file.close()
         } catch {

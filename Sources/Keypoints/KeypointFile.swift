@@ -1,7 +1,7 @@
 import FileSystem
 import Foundation
 
-/// A keypoint file (`handpose/keypoints@1`, or `@2` when it holds bodies): every decoded frame of one
+/// A keypoint file (`handpose/keypoints@1`, `@2` when it holds bodies, `@3` when it holds faces): every decoded frame of one
 /// clip or image and the hands (and, with `extract --body`, the bodies) found in it. Every field is an explicit type of this module, documented in
 /// `Keypoints/keypoints.schema.json` and `Keypoints/README.md`; no internal type of the engine is
 /// stored, so a new tracker option changes no existing field. Readers ignore fields they do not know
@@ -12,8 +12,10 @@ public struct KeypointFile: Codable, Sendable {
     /// Version 2 adds bodies (`Frame.bodies`) and hands tied to them (`Hand.person`). Files without
     /// bodies are still written as version 1, byte for byte as before; readers take both.
     public static let bodySchemaName = "handpose/keypoints@2"
+    /// Version 3 adds faces (`Frame.faces`, `extract --holistic`): files without faces keep their version.
+    public static let faceSchemaName = "handpose/keypoints@3"
     /// The versions this reader takes.
-    public static let schemaNames: Set<String> = [schemaName, bodySchemaName]
+    public static let schemaNames: Set<String> = [schemaName, bodySchemaName, faceSchemaName]
 
     public struct Source: Codable, Sendable { public var path: String }
     public struct Video: Codable, Sendable {
@@ -98,14 +100,35 @@ public struct KeypointFile: Codable, Sendable {
         }
     }
 
+    /// One face in a frame (`extract --holistic`): MediaPipe's face mesh, 468 points (478 with the irises).
+    public struct Face: Codable, Sendable {
+        /// Rows of x, y (normalised to the frame) and z (MediaPipe's depth, the scale of x).
+        public var landmarks: [[Float]]
+        /// The mesh model's face presence score.
+        public var presence: Float?
+        public var region: Region?
+        /// The body (index into the frame's `bodies`) the face was found from.
+        public var person: Int?
+
+        public init(landmarks: [[Float]], presence: Float?, region: Region?, person: Int?) {
+            self.landmarks = landmarks; self.presence = presence; self.region = region; self.person = person
+        }
+        /// The face mesh's sizes: without and with the refined irises.
+        public static let pointCounts: Set<Int> = [468, 478]
+    }
+
     public struct Frame: Codable, Sendable {
         public var i: Int
         public var t: Double
         public var hands: [Hand]
         /// The bodies found (`extract --body`; empty when none was); absent when bodies were not looked for.
         public var bodies: [Body]?
+        /// The faces found (`extract --holistic`; empty when none was); absent when faces were not looked for.
+        public var faces: [Face]?
 
-        public init(i: Int, t: Double, hands: [Hand], bodies: [Body]? = nil) { self.i = i; self.t = t; self.hands = hands; self.bodies = bodies }
+        public init(i: Int, t: Double, hands: [Hand], bodies: [Body]? = nil, faces: [Face]? = nil) {
+            self.i = i; self.t = t; self.hands = hands; self.bodies = bodies; self.faces = faces
+        }
     }
 
     public var schema: String = schemaName
@@ -156,7 +179,7 @@ public struct KeypointFile: Codable, Sendable {
         do {
             let file = try JSONDecoder().decode(KeypointFile.self, from: data)
             guard schemaNames.contains(file.schema) else {
-                throw KeypointError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName) or \(bodySchemaName)")
+                throw KeypointError.invalid(path: url.path, reason: "schema is '\(file.schema.prefix(40))', expected \(schemaName), \(bodySchemaName) or \(faceSchemaName)")
             }
             try file.check(path: url.path)
             return file
@@ -254,6 +277,19 @@ public struct KeypointFile: Codable, Sendable {
                 guard body.visibility.count == BodyJoint.count, body.presence.count == BodyJoint.count,
                       (body.visibility + body.presence).allSatisfy({ (0...1).contains($0) }) else {
                     throw fail("visibility and presence must be \(BodyJoint.count) values in 0...1 each")
+                }
+            }
+            for (f, face) in (frame.faces ?? []).enumerated() {
+                func fail(_ reason: String) -> KeypointError { .invalidFrame(path: path, frame: position, reason: "face \(f): \(reason)") }
+                guard Face.pointCounts.contains(face.landmarks.count) else {
+                    throw fail("\(face.landmarks.count) landmarks, expected \(Face.pointCounts.sorted().map(String.init).joined(separator: " or "))")
+                }
+                if let bad = rows(face.landmarks, image) {
+                    throw fail("landmark \(bad) is \(face.landmarks[bad].prefix(4)), expected \(expectImage)")
+                }
+                if let p = face.presence, !(0...1).contains(p) { throw fail("presence \(p) is outside 0...1") }
+                if let person = face.person, !(0..<(frame.bodies?.count ?? 0)).contains(person) {
+                    throw fail("person \(person) is not one of the frame's \(frame.bodies?.count ?? 0) bodies")
                 }
             }
         }

@@ -40,6 +40,9 @@ extension KeypointFile {
         public var body: String?
         /// With `body`: the most people reported per frame.
         public var maxBodies: Int?
+        /// `extract --holistic`: MediaPipe Holistic ran (`mediapipe-0.10.14`: the legacy solution of that
+        /// release, as pose-format's video_to_pose runs it), body, hands from the body, face; absent when not.
+        public var holistic: String?
 
         /// The pipeline revision this build writes.
         public static let currentPipeline = 2
@@ -47,7 +50,7 @@ extension KeypointFile {
         public init(model: String? = nil, maxHands: Int? = nil, minDetectionConfidence: Float? = nil,
                     minPresenceConfidence: Float? = nil, mode: String? = nil, mirrored: Bool? = nil,
                     smoothing: Bool? = nil, smoother: String? = nil, rules: String? = nil, pipeline: Int? = nil, completion: String? = nil,
-                    body: String? = nil, maxBodies: Int? = nil) {
+                    body: String? = nil, maxBodies: Int? = nil, holistic: String? = nil) {
             self.model = model; self.maxHands = maxHands
             self.minDetectionConfidence = minDetectionConfidence; self.minPresenceConfidence = minPresenceConfidence
             self.mode = mode; self.mirrored = mirrored; self.smoothing = smoothing; self.smoother = smoother
@@ -55,12 +58,13 @@ extension KeypointFile {
             self.pipeline = pipeline
             self.completion = completion
             self.body = body; self.maxBodies = maxBodies
+            self.holistic = holistic
         }
 
         /// A recorded setting, by the name keypoint files give it.
         public enum Field: String, CaseIterable, Codable, Sendable {
             case model, maxHands, minDetectionConfidence, minPresenceConfidence, mode, mirrored, smoothing, smoother, rules, pipeline,
-                 completion, body, maxBodies
+                 completion, body, maxBodies, holistic
         }
 
         /// One field in which a file's settings differ from those asked for, each value as text (a missing
@@ -103,6 +107,7 @@ extension KeypointFile {
                 case .completion: check(field, completion, asked.completion, absent: "none")
                 case .body: check(field, body, asked.body, absent: "none")
                 case .maxBodies: check(field, maxBodies, asked.maxBodies, absent: "none")
+                case .holistic: check(field, holistic, asked.holistic, absent: "none")
                 }
             }
             return out

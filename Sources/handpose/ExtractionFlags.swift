@@ -3,6 +3,7 @@ import BodyLandmarks
 import Extraction
 import Foundation
 import HandLandmarks
+import HolisticLandmarks
 import Inference
 import Keypoints
 import Landmarking
@@ -47,6 +48,10 @@ struct ExtractionFlags: ParsableArguments {
     @Option(help: "With --body: most people per frame.")
     var maxBodies = 1
 
+    @Flag(help: ArgumentHelp("MediaPipe Holistic as pose-format's video_to_pose runs it (legacy mp.solutions.holistic of mediapipe 0.10.14, model complexity 1, smoothing on): one person's body, each hand found from the body's arm, and the face (468 points) found from the body's head, on handpose's engine.",
+                             discussion: "With --format pose the files are video_to_pose's: POSE_LANDMARKS, FACE_LANDMARKS, LEFT_HAND_LANDMARKS, RIGHT_HAND_LANDMARKS, POSE_WORLD_LANDMARKS. Keypoint files gain `faces` per frame (format version 3). Each clip is tracked whole by one worker. Needs the Holistic models beside the hand models (make setup places them). Not with --body, --smooth, --complete, --mirrored or --mode image."))
+    var holistic = false
+
     /// Each recorded setting named by the flag that sets it: the one table by which `status`, `export` and
     /// `extract` name a difference between a keypoint file's settings and those asked for. A new field is
     /// not compiled until it has its flag here.
@@ -65,6 +70,7 @@ struct ExtractionFlags: ParsableArguments {
         case .pipeline: "pipeline revision (an earlier handpose made it; extract it again):"
         case .body: "--body"
         case .maxBodies: "--max-bodies"
+        case .holistic: "--holistic"
         }
     }
 
@@ -88,6 +94,12 @@ struct ExtractionFlags: ParsableArguments {
         guard maxBodies >= 1 else { throw ValidationError("--max-bodies must be at least 1") }
         if maxBodies != 1 && !body { throw ValidationError("--max-bodies counts the people --body finds: add --body") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
+        if holistic {
+            let others = [("--body", body), ("--smooth", smooth), ("--complete", complete), ("--mirrored", mirrored), ("--mode image", mode == .image), ("--legacy", legacy)]
+            if let (flag, _) = others.first(where: { $0.1 }) {
+                throw ValidationError("--holistic runs MediaPipe Holistic as video_to_pose does, with its own body, hands and smoothing: leave out \(flag)")
+            }
+        }
         guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
             throw ValidationError("confidence thresholds lie between 0 and 1")
         }
@@ -108,14 +120,15 @@ struct ExtractionFlags: ParsableArguments {
             people = BodyTrackerOptions()
             people?.maxBodies = maxBodies
         }
-        return ExtractionSettings(hands: hands, body: people, smoothing: smooth, completion: complete)
+        return ExtractionSettings(hands: hands, body: people, smoothing: smooth, completion: complete,
+                                  holistic: holistic ? HolisticOptions() : nil)
     }
 
     /// The pipeline these flags describe; a missing model is a failure to run naming every place looked.
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
-            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model))
+            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model) + (holistic ? HolisticModels.fileNames : []))
             var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
                                                   overwrite: overwrite) { flags.settings(forStill: $0) }
             pipeline.sharing = SharedConstants.standard()

@@ -1,0 +1,95 @@
+import BodyLandmarks
+import FaceLandmarks
+import Foundation
+import HandLandmarks
+import Inference
+import Keypoints
+import Landmarking
+import VideoIO
+
+/// What MediaPipe Holistic reports for one frame: one person's body, their left and right hands (the
+/// person's own sides, from the pose) and face; nothing when no body was found.
+public struct HolisticObservation: Sendable {
+    public var body: BodyObservation?
+    public var leftHand: HandObservation?
+    public var rightHand: HandObservation?
+    public var face: FaceObservation?
+    public static let empty = HolisticObservation()
+}
+
+/// Holistic's models from one folder: the legacy pose pipeline's two, the hand re-crop and the full hand
+/// landmark model, the short-range face detector and the face mesh.
+public final class HolisticModels {
+    public let body: BodyModels
+    public let face: FaceModels
+    public let recrop: TFLiteModel
+    public let handLandmark: TFLiteModel
+    public let hashes: [String: String]
+    public static let handFileNames = ["hand_recrop.tflite", "hand_landmark_full.tflite"]
+    public static var fileNames: [String] { BodyModels.fileNames + handFileNames + FaceModels.fileNames }
+
+    public init(directory: URL, sharing: SharedConstants? = nil) throws {
+        body = try BodyModels(directory: directory, sharing: sharing)
+        face = try FaceModels(directory: directory, sharing: sharing)
+        let urls = try ModelFiles.urls(directory: directory, names: Self.handFileNames)
+        recrop = try TFLiteModel(path: urls[0].path)
+        handLandmark = try TFLiteModel(path: urls[1].path)
+        let hands = try ModelFiles.identity(directory: directory, names: Self.handFileNames)
+        hashes = body.hashes.merging(face.hashes) { a, _ in a }.merging(hands) { a, _ in a }
+        sharingConstants = sharing
+    }
+    let sharingConstants: SharedConstants?
+}
+
+/// MediaPipe Holistic (legacy `mp.solutions.holistic` in mediapipe 0.10.14, as pose-format's
+/// `video_to_pose` runs it: model_complexity 1, smoothing on, no refined face), frame by frame:
+/// the body (`HolisticBodyTracker`), then from its smoothed landmarks each hand (`HandFromPose`: left
+/// from landmarks 15, 17, 19, right from 16, 18, 20) and the face (`FaceFromPose`, landmarks 0-10).
+/// docs/holistic.md follows each step to MediaPipe's graphs.
+public final class HolisticTracker {
+    /// What keypoint files record as `settings.holistic`: the MediaPipe release whose legacy graph this follows.
+    public static let name = "mediapipe-0.10.14"
+    public let models: HolisticModels
+    let body: HolisticBodyTracker
+    let hands: HandFromPose
+    let face: FaceFromPose
+
+    public init(models: HolisticModels, threads: Int = 1) throws {
+        self.models = models
+        body = try HolisticBodyTracker(models: models.body, threads: threads)
+        hands = try HandFromPose(recropModel: models.recrop, landmarkModel: models.handLandmark, threads: threads,
+                                 sharing: models.sharingConstants)
+        face = try FaceFromPose(models: models.face, threads: threads)
+    }
+
+    /// Forgets the clip so far (call between clips): what a new Holistic object starts from.
+    public func reset() {
+        body.reset()
+        hands.reset()
+        face.reset()
+    }
+
+    /// One frame; call once per frame, in order.
+    public func process(_ frame: VideoFrame) throws -> HolisticObservation {
+        guard let person = try body.process(frame) else {
+            hands.reset()
+            face.reset()
+            return .empty
+        }
+        func arm(_ wrist: Int, _ pinky: Int, _ index: Int) -> HandFromPose.Arm {
+            let p = person.landmarks
+            return .init(wrist: SIMD2(p[wrist].x, p[wrist].y), pinky: SIMD2(p[pinky].x, p[pinky].y),
+                         index: SIMD2(p[index].x, p[index].y), wristVisibility: person.visibility[wrist])
+        }
+        var out = HolisticObservation(body: person)
+        out.leftHand = try hands.process(frame, side: .left, arm: arm(15, 17, 19))
+        out.rightHand = try hands.process(frame, side: .right, arm: arm(16, 18, 20))
+        out.face = try face.process(frame, poseFace: person.landmarks[0..<11].map { SIMD2($0.x, $0.y) })
+        return out
+    }
+}
+
+/// What `--holistic` asks for: MediaPipe Holistic with video_to_pose's configuration (the only one so far).
+public struct HolisticOptions: Hashable, Sendable, Codable {
+    public init() {}
+}

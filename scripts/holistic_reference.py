@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""pose-format's video_to_pose, on many files, optionally on changed pixels: MediaPipe Holistic (legacy
+mp.solutions.holistic of mediapipe 0.10.14, video_to_pose's configuration: model_complexity 1) through
+pose_format.utils.holistic.load_holistic, the function video_to_pose calls, with the frames read as
+video_to_pose reads them (simple_video_utils.read_frames_exact) and the same header (width, height, fps).
+
+  holistic_reference.py --out DIR [--noise F --seed S] FILE...     (.venv-holistic: make holistic-venv)
+
+--noise F adds 1 to F of each frame's pixel values (saturating; which ones: --seed), for MediaPipe's own floor.
+Each FILE's pose goes to DIR/<name>.pose. A fresh Holistic per file, as video_to_pose starts one per run.
+"""
+import argparse, os, sys
+import numpy as np
+from simple_video_utils.metadata import video_metadata
+from simple_video_utils.frames import read_frames_exact
+from pose_format.utils.holistic import load_holistic
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--noise", type=float, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rng = np.random.default_rng(args.seed)
+    for path in args.files:
+        meta = video_metadata(path)
+        frames = list(read_frames_exact(path))
+        if args.noise > 0:
+            noisy = []
+            for f in frames:
+                f = f.copy()
+                mask = rng.random(f.shape) < args.noise
+                f[mask] = np.minimum(f[mask].astype(np.int16) + 1, 255).astype(np.uint8)
+                noisy.append(f)
+            frames = noisy
+        # reuse=False: a new Holistic for each file, as one video_to_pose run has.
+        pose = load_holistic(frames, fps=meta.fps, width=meta.width, height=meta.height,
+                             additional_holistic_config={"model_complexity": 1}, reuse=False)
+        target = os.path.join(args.out, os.path.basename(path) + ".pose")
+        with open(target + ".partial", "wb") as f:
+            pose.write(f)
+        os.replace(target + ".partial", target)
+        print(target, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -22,6 +22,8 @@ public final class HolisticBodyTracker {
     public var minTrackingConfidence: Float = 0.5
     private var previousRegion: RegionOfInterest?
     private var frames: Int64 = 0
+    /// The person's track number: a new one each time detection finds them after a frame without.
+    private var track = -1
     private var landmarkFilter = LandmarkSmoother(minCutoff: 0.05, beta: 80)
     private var auxiliaryFilter = LandmarkSmoother(minCutoff: 0.01, beta: 10)
     private var worldFilter = LandmarkSmoother(minCutoff: 0.1, beta: 40, scaled: false)
@@ -37,6 +39,7 @@ public final class HolisticBodyTracker {
     public func reset() {
         previousRegion = nil
         frames = 0
+        track = -1
         landmarkFilter = LandmarkSmoother(minCutoff: 0.05, beta: 80)
         auxiliaryFilter = LandmarkSmoother(minCutoff: 0.01, beta: 10)
         worldFilter = LandmarkSmoother(minCutoff: 0.1, beta: 40, scaled: false)
@@ -55,6 +58,7 @@ public final class HolisticBodyTracker {
             return nil
         }
         // Only the strongest detection is used.
+        let tracking = previousRegion != nil
         guard let region = try previousRegion ?? detector.detect(frame).first.map({ BodyRegion.fromDetection($0, width: W, height: H) }) else {
             return lost()
         }
@@ -69,7 +73,8 @@ public final class HolisticBodyTracker {
         let size = SIMD3<Double>(Double(W), Double(H), Double(W))
         var body = BodyObservation(landmarks: e.landmarks, visibility: e.visibility, presence: e.presence, world: e.world,
                                    score: e.score, region: region)
-        body.track = 0
+        if !tracking { track += 1 }
+        body.track = track
         body.visibility = visibilityFilter.apply(e.visibility)
         body.landmarks = landmarkFilter.apply(e.landmarks.map { SIMD3<Double>($0) * size }, time: time, objectScale: scale)
             .map { Point3($0 / size) }

@@ -18,6 +18,9 @@ public final class HandFromPose {
     private var tensor: [Float]
     /// Each side's hand in the last frame.
     private var previous: [Chirality: [Point3]] = [:]
+    /// Each side's track number while its hand is found frame after frame, and the next new one.
+    private var tracks: [Chirality: Int] = [:]
+    private var nextTrack = 0
     /// hand_visibility_from_hand_landmarks_from_pose: the wrist's (smoothed) visibility must exceed 0.1.
     public var minWristVisibility: Float = 0.1
     public var minPresence: Float = 0.5
@@ -31,6 +34,9 @@ public final class HandFromPose {
 
     /// Forgets both sides' last hands.
     public func reset() { previous = [:] }
+
+    /// Forgets the clip: the last hands and the track numbers.
+    public func resetTracks() { previous = [:]; tracks = [:]; nextTrack = 0 }
 
     /// The pose's points for one arm, normalised to the frame.
     public struct Arm: Sendable {
@@ -67,8 +73,15 @@ public final class HandFromPose {
         let region = RegionTracking.hand.choose(recrop: recropRegion, previous: tracked, previousLandmarks: last ?? [], width: W, height: H)
         let r = try landmarker.estimate(frame, region: region)
         guard r.presence > minPresence else { previous[side] = nil; return nil }
+        // The same track while the side's hand was found in the frame before; a new one when it comes back.
+        if last == nil || tracks[side] == nil {
+            tracks[side] = nextTrack
+            nextTrack += 1
+        }
         previous[side] = r.landmarks
-        return HandObservation(chirality: side, handedness: side == .right ? 1 : 0, presence: r.presence,
-                               landmarks: r.landmarks, world: r.world, region: region)
+        var hand = HandObservation(chirality: side, handedness: side == .right ? 1 : 0, presence: r.presence,
+                                   landmarks: r.landmarks, world: r.world, region: region)
+        hand.track = tracks[side]!
+        return hand
     }
 }

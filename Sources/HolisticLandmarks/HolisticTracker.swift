@@ -65,7 +65,7 @@ public final class HolisticTracker {
     /// Forgets the clip so far (call between clips): what a new Holistic object starts from.
     public func reset() {
         body.reset()
-        hands.reset()
+        hands.resetTracks()
         face.reset()
     }
 

@@ -74,7 +74,7 @@ final class LayoutTests: XCTestCase {
     /// each other; the review server links no part of the engine (nor extraction or the exporter).
     func testFloorsByWhatTheyNeed() throws {
         let graph = try Self.importGraph()
-        let landmarkers = ["HandLandmarks", "BodyLandmarks"]
+        let landmarkers = ["HandLandmarks", "BodyLandmarks", "FaceLandmarks"]
         for a in landmarkers {
             XCTAssertTrue(graph[a]?.contains("Landmarking") ?? false, "\(a) stands on Landmarking")
             for b in landmarkers where b != a {
@@ -82,7 +82,7 @@ final class LayoutTests: XCTestCase {
             }
         }
         let engine: Set<String> = ["Inference", "Kernels", "KernelsBaseline", "KernelsAVX2", "KernelsAVX512", "Landmarking", "HandLandmarks",
-                                   "BodyLandmarks", "Extraction", "Datasets"]
+                                   "BodyLandmarks", "FaceLandmarks", "HolisticLandmarks", "Extraction", "Datasets"]
         XCTAssertEqual(Self.reach("Review", in: graph).intersection(engine), [], "Review links no engine module")
         XCTAssertFalse(Self.reach("Synthesis", in: graph).contains("HandLandmarks"), "Synthesis uses nothing of the hand pipeline")
     }

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `extract --holistic` against pose-format's video_to_pose itself (MediaPipe 0.10.14's legacy Holistic,
+/// through the same `load_holistic` video_to_pose calls, in .venv-holistic), on corpus clips, measured as
+/// `make parity-holistic` measures it (scripts/holistic_compare.py): the .pose headers identical, the same
+/// frames, and per component the frames present in one and not the other and the deviation in shoulder
+/// widths. Then pose-format's readers on our files.
+final class HolisticParityTests: XCTestCase {
+    static let corpus = ToolRunner.root.appendingPathComponent("../shared/corpus/clips").standardizedFileURL
+    /// Clips on which MediaPipe's own floor is small (README, "Holistic"): a signer, a hand at a desk, a gesture.
+    static let clips = ["slp_sign_short.mp4", "dg_clicks.gif", "dg_drag_drop_1.gif"]
+
+    func holisticPython() throws -> String {
+        let python = ToolRunner.root.appendingPathComponent(".venv-holistic/bin/python").path
+        guard try ToolRunner.process(python, ["-c", "import mediapipe, pose_format"]).0 == 0 else {
+            print("SKIP: .venv-holistic has no MediaPipe 0.10.14 with pose-format (make setup installs them)")
+            throw Prerequisite.missing("no MediaPipe 0.10.14 in .venv-holistic")
+        }
+        return python
+    }
+
+    func testPoseFilesMatchVideoToPose() throws {
+        let models = try ToolRunner.models()
+        let python = try holisticPython()
+        guard FileManager.default.fileExists(atPath: Self.corpus.path) else {
+            print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        let inputs = Self.clips.map { Self.corpus.appendingPathComponent($0).path }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("holistic-parity-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ours = dir.appendingPathComponent("handpose"), reference = dir.appendingPathComponent("video_to_pose")
+        let (code, text) = try ToolRunner.run(["extract"] + inputs + ["-o", ours.path, "--models", models, "--holistic", "--format", "json,pose", "--jobs", "2"])
+        XCTAssertEqual(code, 0, text)
+        let (c, t) = try ToolRunner.process(python, ["scripts/holistic_reference.py", "--out", reference.path] + inputs)
+        XCTAssertEqual(c, 0, t)
+        let (cc, json) = try ToolRunner.process(python, ["scripts/holistic_compare.py", ours.path, reference.path, "--json"])
+        print(json)
+        XCTAssertEqual(cc, 0, "headers and frame counts must be video_to_pose's: \(json)")
+        let result = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+        XCTAssertEqual(result["files"] as? Int, Self.clips.count)
+        let components = try XCTUnwrap(result["components"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(components.keys), ["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS", "POSE_WORLD_LANDMARKS"])
+        // Bounds from MediaPipe's floor on these clips (1 added to 1% of the pixels: pose 0.0013-0.12,
+        // face 0.0017, hands 0.02-0.09 shoulder widths, docs/holistic.md), with room for another draw.
+        let bounds: [String: Double] = ["POSE_LANDMARKS": 0.15, "POSE_WORLD_LANDMARKS": 0.15, "FACE_LANDMARKS": 0.005,
+                                        "LEFT_HAND_LANDMARKS": 0.1, "RIGHT_HAND_LANDMARKS": 0.1]
+        for (name, row) in components {
+            let frames = row["frames"] as! Int, onlyA = row["only A"] as! Int, onlyB = row["only B"] as! Int
+            XCTAssertLessThanOrEqual(onlyA + onlyB, frames / 10, "\(name): present in one and not the other in \(onlyA + onlyB) of \(frames) frames")
+            if let mean = row["mean"] as? Double { XCTAssertLessThan(mean, bounds[name]!, "\(name) mean deviation") }
+        }
+        XCTAssertGreaterThan(components["FACE_LANDMARKS"]?["both"] as? Int ?? 0, 0, "a face is found in the signer's clip")
+
+        // pose-format's readers on our files: the Holistic format recognised, normalisation by the
+        // shoulders, reduce_holistic, and the four image components spoken-to-signed and sign-vq take.
+        let consumer = """
+        import sys
+        from pose_format import Pose
+        from pose_format.utils.generic import detect_known_pose_format, pose_normalization_info, reduce_holistic
+        p = Pose.read(open(sys.argv[1], "rb").read())
+        assert detect_known_pose_format(p) == "holistic", detect_known_pose_format(p)
+        p.normalize(pose_normalization_info(p.header))
+        r = reduce_holistic(p)
+        c = p.get_components(["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS"])
+        print(len(r.header.components), c.header.total_points(), c.body.data.shape)
+        """
+        let (rc, out) = try ToolRunner.process(python, ["-c", consumer, ours.appendingPathComponent("slp_sign_short.mp4.pose").path])
+        XCTAssertEqual(rc, 0, out)
+        XCTAssertTrue(out.contains("543"), out)
+    }
+}

@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv tasks-venv holistic-venv parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: setup packages models venv tasks-venv holistic-venv parity-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
 setup: packages models venv tasks-venv holistic-venv
 
@@ -147,6 +147,24 @@ tasks-venv:
 	@$(TASKS_PY) -c 'import mediapipe, cv2, sys; sys.exit(mediapipe.__version__ != "$(MEDIAPIPE_TASKS)")' 2>/dev/null || { \
 	  { [ -x $(TASKS_PY) ] || python3 -m venv $(TASKS_VENV); } && \
 	  $(TASKS_VENV)/bin/pip install --quiet --disable-pip-version-check "mediapipe==$(MEDIAPIPE_TASKS)" "opencv-contrib-python==5.0.0.93" "numpy<3"; }
+
+# extract --holistic against pose-format's video_to_pose (MediaPipe 0.10.14 Holistic, .venv-holistic) on every
+# corpus clip, and video_to_pose against itself with 1 added to 1% of the pixels for three sets of changed
+# pixels (its floor: one draw is not its spread); per component, frames present in one and not the other and
+# the deviation in shoulder widths (scripts/holistic_compare.py; docs/holistic.md).
+HOLISTIC_SEEDS = 0 1 2
+parity-holistic: build holistic-venv
+	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity-holistic skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
+	rm -rf out/parity/holistic out/parity/video_to_pose*; \
+	$(BIN) extract $(CORPUS)/clips -o out/parity/holistic --holistic --format pose --overwrite --quiet; \
+	$(HOLISTIC_PY) scripts/holistic_reference.py --out out/parity/video_to_pose $(CORPUS)/clips/* 2>/dev/null; \
+	echo "== handpose extract --holistic against video_to_pose"; \
+	$(PY) scripts/holistic_compare.py out/parity/holistic out/parity/video_to_pose; \
+	for seed in $(HOLISTIC_SEEDS); do \
+	  $(HOLISTIC_PY) scripts/holistic_reference.py --out out/parity/video_to_pose-s$$seed --noise 0.01 --seed $$seed $(CORPUS)/clips/* 2>/dev/null; \
+	  echo "== floor: video_to_pose with 1 added to 1% of the pixels (seed $$seed) against video_to_pose"; \
+	  $(PY) scripts/holistic_compare.py out/parity/video_to_pose-s$$seed out/parity/video_to_pose | grep -v '^note'; \
+	done
 
 # pose-format's video_to_pose on MediaPipe 0.10.14's legacy Holistic, the reference `extract --holistic`
 # is measured against (HolisticParityTests, make parity-holistic, make bench-holistic): its own environment,

@@ -123,8 +123,8 @@ final class KeypointFileTests: XCTestCase {
     /// Another schema name (here a version this reader does not know) is refused, naming it.
     func testAnotherSchemaIsRefused() throws {
         let url = dir.appendingPathComponent("x.hands.json")
-        try Data(#"{"schema": "handpose/keypoints@3", "source": {"path": "x"}, "video": {"width": 1, "height": 1, "frames": 0}, "frames": []}"#.utf8).write(to: url)
-        XCTAssertThrowsError(try KeypointFile.load(url)) { XCTAssertTrue("\($0)".contains("keypoints@3"), "\($0)") }
+        try Data(#"{"schema": "handpose/keypoints@9", "source": {"path": "x"}, "video": {"width": 1, "height": 1, "frames": 0}, "frames": []}"#.utf8).write(to: url)
+        XCTAssertThrowsError(try KeypointFile.load(url)) { XCTAssertTrue("\($0)".contains("keypoints@9"), "\($0)") }
     }
 
     /// The streaming writer's bytes are exactly those of encoding the whole file with sorted keys.

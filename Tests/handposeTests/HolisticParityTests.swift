@@ -43,9 +43,10 @@ final class HolisticParityTests: XCTestCase {
         XCTAssertEqual(result["files"] as? Int, Self.clips.count)
         let components = try XCTUnwrap(result["components"] as? [String: [String: Any]])
         XCTAssertEqual(Set(components.keys), ["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS", "POSE_WORLD_LANDMARKS"])
-        // Bounds from MediaPipe's floor on these clips (1 added to 1% of the pixels: pose 0.0013-0.12,
-        // face 0.0017, hands 0.02-0.09 shoulder widths, docs/holistic.md), with room for another draw.
-        let bounds: [String: Double] = ["POSE_LANDMARKS": 0.15, "POSE_WORLD_LANDMARKS": 0.15, "FACE_LANDMARKS": 0.005,
+        // Bounds from MediaPipe's floor on these three clips (video_to_pose with 1 added to 1% of the pixels,
+        // three draws: pose 0.084-0.094, face 0.0054-0.0062, hands up to 0.0048 shoulder widths; ours 0.086,
+        // 0.0052, 0.0048; docs/holistic.md), with room for other draws and other machines.
+        let bounds: [String: Double] = ["POSE_LANDMARKS": 0.15, "POSE_WORLD_LANDMARKS": 0.15, "FACE_LANDMARKS": 0.01,
                                         "LEFT_HAND_LANDMARKS": 0.1, "RIGHT_HAND_LANDMARKS": 0.1]
         for (name, row) in components {
             let frames = row["frames"] as! Int, onlyA = row["only A"] as! Int, onlyB = row["only B"] as! Int

@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv tasks-venv holistic-venv parity-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
 setup: packages models venv tasks-venv holistic-venv
 
@@ -57,6 +57,7 @@ bench: build bench-setup parity
 	else echo "bench extract and decode skipped: ../shared/corpus/clips is absent"; fi
 	$(MAKE) bench-complete
 	$(MAKE) bench-body
+	$(MAKE) bench-holistic
 
 # extract --body against MediaPipe's HandLandmarker and PoseLandmarker, both run on every frame as a user of
 # Tasks runs them for hands and body (README, "Bodies"): frames/s, CPU per frame and peak memory.
@@ -165,6 +166,12 @@ parity-holistic: build holistic-venv
 	  echo "== floor: video_to_pose with 1 added to 1% of the pixels (seed $$seed) against video_to_pose"; \
 	  $(PY) scripts/holistic_compare.py out/parity/video_to_pose-s$$seed out/parity/video_to_pose | grep -v '^note'; \
 	done
+
+# extract --holistic beside pose-format's videos_to_poses (a worker per core) and video_to_pose (once per clip),
+# MediaPipe 0.10.14's Holistic, over the corpus clips videos_to_poses takes, in the same run (README, "Holistic").
+bench-holistic: build holistic-venv
+	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench holistic $(CORPUS)/clips --reference $(HOLISTIC_VENV)/bin --rounds 2; \
+	else echo "bench-holistic skipped: $(CORPUS)/clips is absent"; fi
 
 # pose-format's video_to_pose on MediaPipe 0.10.14's legacy Holistic, the reference `extract --holistic`
 # is measured against (HolisticParityTests, make parity-holistic, make bench-holistic): its own environment,

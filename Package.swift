@@ -110,7 +110,7 @@ let package = Package(
                 exclude: ["API.md"], resources: [.copy("Page")]),
         // The bench harness: timing loops and their statistics, runs measured from outside (/proc), the
         // reference interpreters' runs, the JSON report types; `handpose bench` reads the flags and prints.
-        .target(name: "Benchmarks", dependencies: ["FileSystem", "Support", "VideoIO", "Inference", "HandLandmarks", "Keypoints", "Extraction", "Analysis"]),
+        .target(name: "Benchmarks", dependencies: ["FileSystem", "Support", "VideoIO", "Inference", "HandLandmarks", "HolisticLandmarks", "Keypoints", "Extraction", "Analysis"]),
         .executableTarget(
             name: "handpose",
             dependencies: [

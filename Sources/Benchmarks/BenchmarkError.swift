@@ -30,6 +30,8 @@ public enum BenchmarkError: Error, Equatable, CustomStringConvertible {
     case noCounts(run: String, output: String)
     /// One side read other frames or found other hands than handpose: its time says nothing of the same work.
     case notComparable(run: String, frames: Int, hands: Int, expectedFrames: Int, expectedHands: Int)
+    /// A run wrote fewer output files than it had clips.
+    case missingOutputs(run: String, made: Int, expected: Int)
 
     public var description: String {
         switch self {
@@ -54,6 +56,8 @@ public enum BenchmarkError: Error, Equatable, CustomStringConvertible {
         case .notComparable(let run, let frames, let hands, let expectedFrames, let expectedHands):
             return "\(run) read \(frames) frames and found \(hands) hands where handpose read \(expectedFrames) and found \(expectedHands); "
                 + "the runs are not comparable"
+        case .missingOutputs(let run, let made, let expected):
+            return "\(run) wrote \(made) .pose files for \(expected) clips; the runs are not comparable"
         }
     }
 }

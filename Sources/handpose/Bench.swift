@@ -7,7 +7,7 @@ import Foundation
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure handpose's speed, beside the reference implementations when available.",
-        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self, BenchComplete.self]
+        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self, BenchComplete.self, BenchHolistic.self]
     )
 
     /// `body`'s result; a failure of the measurement is a failure to run: one sentence, exit 3, no usage text.

@@ -72,4 +72,25 @@ final class HolisticParityTests: XCTestCase {
         XCTAssertEqual(rc, 0, out)
         XCTAssertTrue(out.contains("543"), out)
     }
+
+    /// `bench holistic` runs handpose and both pose-format commands on the same clip and reports each.
+    func testBenchHolisticTimesEverySide() throws {
+        let models = try ToolRunner.models()
+        _ = try holisticPython()
+        let clip = Self.corpus.appendingPathComponent("slp_sign_short.mp4")
+        guard FileManager.default.fileExists(atPath: clip.path) else {
+            print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        let (code, text) = try ToolRunner.run(["bench", "holistic", clip.path, "--reference", ToolRunner.root.appendingPathComponent(".venv-holistic/bin").path,
+                                               "--models", models, "--rounds", "1", "--jobs", "2", "--json"])
+        XCTAssertEqual(code, 0, text)
+        let start = try XCTUnwrap(text.firstIndex(of: "{"), text), end = try XCTUnwrap(text.lastIndex(of: "}"), text)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text[start...end].utf8)) as? [String: Any], text)
+        let runs = try XCTUnwrap(report["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.map { $0["run"] as? String ?? "" }, ["handpose extract --holistic, 2 jobs", "videos_to_poses, 2 workers",
+                                                                "handpose extract --holistic, 1 job", "video_to_pose, once per clip"])
+        for run in runs { XCTAssertEqual(run["frames"] as? Int, 9, "\(run)") }
+        XCTAssertNotNil(runs[0]["speedup"] as? Double)
+    }
 }

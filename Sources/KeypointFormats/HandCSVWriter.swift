@@ -11,7 +11,8 @@ import Keypoints
 /// its arms, empty when the hand is tied to none) and that person's body: `body_track`, `body_score`,
 /// `body_x0, body_y0, body_z0` to `body_z32`, `body_visibility0` to `body_visibility32`, `body_presence0`
 /// to `body_presence32`; a body no hand is tied to has a row of its own with the hand's cells empty. The
-/// body's world landmarks are in the keypoint file and the npz.
+/// body's world landmarks are in the keypoint file and the npz. Files of `extract --holistic` have the body
+/// columns too; the face (468 points, 1,404 columns a row) is left to the keypoint file, the npz and the .pose.
 public final class HandCSVWriter: KeypointOutput {
     public let url: URL
     private let file: StagedFile

@@ -4,7 +4,7 @@ import VideoIO
 
 /// Draws keypoint files over frames: each file in its own colour, left and right hands in two shades,
 /// bones, joint dots, the region's rotated box, chirality and presence by the wrist, frame and time;
-/// bodies (`extract --body`) beneath the hands.
+/// bodies (`extract --body`, `--holistic`) beneath the hands, and faces (`--holistic`) as their mesh's points.
 public enum Overlay {
     /// Colours per keypoint file (left-hand shade, right-hand shade).
     static let palette: [(SIMD3<Float>, SIMD3<Float>)] = [
@@ -31,6 +31,11 @@ public enum Overlay {
                     canvas.line(pts[a], pts[b], width: line, color: color)
                 }
                 for j in pts.indices { canvas.disc(pts[j], radius: line * 1.2, color: SIMD3(230, 230, 230) * (seen(j) ? 1 : 0.5)) }
+            }
+            // Faces (`extract --holistic`): the mesh's points, small, in the file's colours lightened.
+            for face in file.frames[index].faces ?? [] {
+                let color = (colors.0 + colors.1) / 2 * 0.5 + SIMD3(110, 110, 110)
+                for p in face.landmarks where p.count >= 2 { canvas.disc(SIMD2(p[0] * W, p[1] * H), radius: max(1, line * 0.5), color: color) }
             }
             for hand in file.frames[index].hands {
                 let color = hand.chirality == .left ? colors.0 : colors.1

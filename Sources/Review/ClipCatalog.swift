@@ -77,12 +77,18 @@ public actor ClipCatalog {
             public var landmarks: [[Float]]
             public var visibility: [Float]
         }
+        /// A face (`extract --holistic`): its mesh's points' x, y.
+        public struct Face: Codable, Sendable {
+            public var landmarks: [[Float]]
+        }
         public struct Frame: Codable, Sendable {
             public var i: Int
             public var t: Double
             public var hands: [Hand]
             /// Absent when the file's bodies were not looked for.
             public var bodies: [Body]?
+            /// Absent when the file's faces were not looked for.
+            public var faces: [Face]?
         }
         public var clip: String
         public var width: Int
@@ -166,6 +172,8 @@ public actor ClipCatalog {
                                         landmarks: h.landmarks.map { Array($0.prefix(2)) }, origin: h.origin)
                          }, bodies: f.bodies?.map { b in
                              Hands.Body(track: b.track, landmarks: b.landmarks.map { Array($0.prefix(2)) }, visibility: b.visibility)
+                         }, faces: f.faces?.map { face in
+                             Hands.Face(landmarks: face.landmarks.map { Array($0.prefix(2)) })
                          })
                      })
     }

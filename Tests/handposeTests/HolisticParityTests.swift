@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 import TestSupport
 import XCTest
 
@@ -92,5 +93,58 @@ final class HolisticParityTests: XCTestCase {
                                                                 "handpose extract --holistic, 1 job", "video_to_pose, once per clip"])
         for run in runs { XCTAssertEqual(run["frames"] as? Int, 9, "\(run)") }
         XCTAssertNotNil(runs[0]["speedup"] as? Double)
+    }
+
+    /// Every format carries what Holistic found: the keypoint file's faces (468 points, version 3), the
+    /// npz's face arrays holding the same values, the body in the npz and CSV, the face drawn by render;
+    /// --holistic refuses the flags whose pipelines it replaces.
+    func testEveryFormatCarriesTheFace() throws {
+        let models = try ToolRunner.models()
+        let clip = Self.corpus.appendingPathComponent("slp_sign_short.mp4")
+        guard FileManager.default.fileExists(atPath: clip.path) else {
+            print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("holistic-formats-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (code, text) = try ToolRunner.run(["extract", clip.path, "-o", dir.path, "--models", models, "--holistic", "--format", "json,npz,csv,pose"])
+        XCTAssertEqual(code, 0, text)
+        let json = dir.appendingPathComponent("slp_sign_short.mp4.hands.json")
+        let file = try KeypointFile.load(json)
+        XCTAssertEqual(file.schema, KeypointFile.faceSchemaName)
+        XCTAssertEqual(file.settings?.holistic, "mediapipe-0.10.14")
+        XCTAssertEqual(file.frames.count, 9)
+        for frame in file.frames {
+            let faces = try XCTUnwrap(frame.faces)
+            XCTAssertEqual(faces.count, 1, "the signer's face in frame \(frame.i)")
+            XCTAssertEqual(faces.first?.landmarks.count, 468)
+            XCTAssertEqual(Set(frame.hands.compactMap(\.arm)), ["left", "right"], "both hands in frame \(frame.i)")
+            XCTAssertTrue(frame.hands.allSatisfy { $0.person == 0 && $0.arm == $0.chirality.rawValue })
+        }
+        let python = ToolRunner.root.appendingPathComponent(".venv/bin/python").path
+        let check = """
+        import json, sys, numpy as np
+        z = np.load(sys.argv[1]); k = json.load(open(sys.argv[2]))
+        assert z["face_landmarks"].shape == (9, 1, 468, 3), z["face_landmarks"].shape
+        ref = np.array([f["faces"][0]["landmarks"] for f in k["frames"]], dtype=np.float32)
+        assert np.array_equal(z["face_landmarks"][:, 0], ref)
+        assert z["face_mask"].all() and (z["face_person"] == 0).all()
+        assert z["body_landmarks"].shape == (9, 1, 33, 3) and z["body_mask"].all()
+        header = open(sys.argv[3]).readline().strip().split(",")
+        assert "body_x0" in header and "person" in header, header[:12]
+        print("ok")
+        """
+        let (pc, out) = try ToolRunner.process(python, ["-c", check, dir.appendingPathComponent("slp_sign_short.mp4.npz").path, json.path,
+                                                       dir.appendingPathComponent("slp_sign_short.mp4.csv").path])
+        XCTAssertEqual(pc, 0, out)
+        let frames = dir.appendingPathComponent("frames")
+        let (rc, rt) = try ToolRunner.run(["render", clip.path, "--keypoints", json.path, "--frames", "4", "-o", frames.path + "/"])
+        XCTAssertEqual(rc, 0, rt)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: frames.appendingPathComponent("frame_00004.png").path), rt)
+        for other in ["--body", "--smooth", "--complete"] {
+            let (c, t) = try ToolRunner.run(["extract", clip.path, "-o", dir.appendingPathComponent("refused").path, "--holistic", other])
+            XCTAssertNotEqual(c, 0, t)
+            XCTAssertTrue(t.contains("leave out \(other)"), t)
+        }
     }
 }

@@ -53,6 +53,22 @@ export function drawBodies(ctx, bodies, bones) {
   ctx.globalAlpha = 1;
 }
 
+// Faces (extract --holistic): the mesh's points, small and faint, under the hands.
+export function drawFaces(ctx, faces) {
+  const W = overlay.width, H = overlay.height;
+  const scale = Math.max(1, Math.min(W, H) / 256);
+  ctx.fillStyle = BODY_COLOR;
+  ctx.globalAlpha = 0.7;
+  for (const face of faces) {
+    for (const [x, y] of face.landmarks) {
+      ctx.beginPath();
+      ctx.arc(x * W, y * H, 1 * scale, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+  }
+  ctx.globalAlpha = 1;
+}
+
 export function drawHands(ctx, hands, bones) {
   const W = overlay.width, H = overlay.height;
   const scale = Math.max(1, Math.min(W, H) / 256);  // widths chosen at 256 px frames, grown with the frame

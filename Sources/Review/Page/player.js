@@ -4,7 +4,7 @@
 import { $, app, clamp, overlay, publishState, still, video } from "./state.js?token={{TOKEN}}";
 import { mediaURL } from "./api.js?token={{TOKEN}}";
 import { setStatus } from "./bar.js?token={{TOKEN}}";
-import { drawBodies, drawHands, frameAt } from "./keypoints-overlay.js?token={{TOKEN}}";
+import { drawBodies, drawFaces, drawHands, frameAt } from "./keypoints-overlay.js?token={{TOKEN}}";
 import { drawTimeline, layoutTimeline } from "./timeline.js?token={{TOKEN}}";
 
 // Without keypoint frames there are no frame times to step between; a thirtieth of a second is a common frame.
@@ -27,6 +27,7 @@ function drawAt(time) {
   app.drawnFrame = frameAt(frames, time);
   if (app.drawnFrame >= 0) {
     drawBodies(ctx, frames[app.drawnFrame].bodies || [], app.keypoints.bodyBones || []);
+    drawFaces(ctx, frames[app.drawnFrame].faces || []);
     drawHands(ctx, frames[app.drawnFrame].hands, app.keypoints.bones);
   }
   renderTime(time);

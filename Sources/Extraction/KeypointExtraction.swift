@@ -66,7 +66,8 @@ public enum KeypointExtraction {
                                progress: (Int) -> Void = { _ in }) throws -> Outcome {
         let settings = settings ?? .init(tracker, body)
         return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic, settings: settings, tool: tool,
-                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root, completed: settings.completes,
+                    into: KeypointOutputs(formats: formats, relative: sourcePath, root: root,
+                                          completed: settings.completes || settings.holistic?.handFallback == true,
                                           bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1, holistic: holistic != nil),
                     decodeThreads: decodeThreads, progress: progress)
     }
@@ -193,8 +194,13 @@ public enum KeypointExtraction {
                     let frame: TrackedFrame
                     if let holistic {
                         let found = try holistic.process(f)
-                        frame = TrackedFrame(index: f.index, time: f.time, hands: [found.leftHand, found.rightHand].compactMap { $0 },
-                                             bodies: found.body.map { [KeypointFile.Body($0)] } ?? [],
+                        var hands = [found.leftHand, found.rightHand].compactMap { $0 }
+                        let person = found.body.map { KeypointFile.Body($0) }
+                        if settings.holistic?.handFallback == true, let person {
+                            hands += HolisticFallback.fill(hands, tracked: try tracker.process(f), body: person, width: f.width, height: f.height)
+                        }
+                        frame = TrackedFrame(index: f.index, time: f.time, hands: hands,
+                                             bodies: person.map { [$0] } ?? [],
                                              faces: found.face.map { [KeypointFile.Face($0, person: 0)] } ?? [])
                     } else {
                         frame = TrackedFrame(index: f.index, time: f.time, hands: try tracker.process(f),

@@ -16,7 +16,7 @@ extension KeypointFile.Settings {
                   smoothing: s.smoothing, smoother: s.smooths ? TrackSmoother.name : nil, rules: o.rules.rawValue, pipeline: Self.currentPipeline,
                   completion: s.completes ? SequenceCompletion.name : nil,
                   body: s.body == nil ? nil : BodyTracker.name, maxBodies: s.body?.maxBodies,
-                  holistic: s.holistic == nil ? nil : HolisticTracker.name)
+                  holistic: s.holistic?.recorded)
     }
 }
 

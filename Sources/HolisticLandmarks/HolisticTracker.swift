@@ -89,7 +89,15 @@ public final class HolisticTracker {
     }
 }
 
-/// What `--holistic` asks for: MediaPipe Holistic with video_to_pose's configuration (the only one so far).
+/// What `--holistic` asks for: MediaPipe Holistic with video_to_pose's configuration, and whether a hand
+/// it misses is taken from handpose's own hand tracker (`--hand-fallback`).
 public struct HolisticOptions: Hashable, Sendable, Codable {
-    public init() {}
+    public var handFallback = false
+    public init(handFallback: Bool = false) { self.handFallback = handFallback }
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        handFallback = try c.decodeIfPresent(Bool.self, forKey: .handFallback) ?? false
+    }
+    /// What keypoint files record as `settings.holistic`.
+    public var recorded: String { HolisticTracker.name + (handFallback ? "+hand-fallback" : "") }
 }

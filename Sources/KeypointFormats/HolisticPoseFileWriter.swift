@@ -6,7 +6,8 @@ import Keypoints
 /// its data conventions (`pose_format/utils/holistic.py`), one person a frame:
 /// - `POSE_LANDMARKS` (33): x, y in pixels, z as MediaPipe gives it; confidence the landmark's visibility.
 /// - `FACE_LANDMARKS` (468): x, y in pixels, z as given; confidence 1.
-/// - `LEFT_HAND_LANDMARKS`, `RIGHT_HAND_LANDMARKS` (21 each, the person's own sides): as the face.
+/// - `LEFT_HAND_LANDMARKS`, `RIGHT_HAND_LANDMARKS` (21 each, the person's own sides): as the face; a hand
+///   `--hand-fallback` added has its presence score as confidence, at most 0.99.
 /// - `POSE_WORLD_LANDMARKS` (33): metres, x and y multiplied by the frame's width and height as
 ///   video_to_pose does (it treats them as the image landmarks); confidence the visibility.
 /// A part not found in a frame is zeros with confidence 0. Frames are at the clip's average rate.
@@ -49,8 +50,13 @@ public final class HolisticPoseFileWriter: KeypointOutput {
         let hands = Dictionary(frame.hands.filter { $0.person == 0 }.map { ($0.arm ?? $0.chirality.rawValue, $0) }) { a, _ in a }
         part(body?.landmarks, count: BodyJoint.count) { body!.visibility[$0] }
         part(frame.faces?.first(where: { $0.person == 0 })?.landmarks, count: Self.facePoints) { _ in 1 }
-        part(hands["left"]?.landmarks, count: Joint.count) { _ in 1 }
-        part(hands["right"]?.landmarks, count: Joint.count) { _ in 1 }
+        // A hand `--hand-fallback` took from handpose's tracker: its presence, at most 0.99, so it is told
+        // from Holistic's own (1) while pose-format still counts it as seen.
+        func confidence(_ hand: KeypointFile.Hand?) -> Float {
+            hand?.origin == KeypointFile.Hand.fallback ? min(hand?.presence ?? 0.99, 0.99) : 1
+        }
+        part(hands["left"]?.landmarks, count: Joint.count) { _ in confidence(hands["left"]) }
+        part(hands["right"]?.landmarks, count: Joint.count) { _ in confidence(hands["right"]) }
         part(body?.world, count: BodyJoint.count) { body!.visibility[$0] }
         coordinates.append(c)
         confidences.append(k)

@@ -15,7 +15,8 @@ import Keypoints
 /// `[frames, bodies, 33, 3]`, `body_visibility` and `body_presence` float32 `[frames, bodies, 33]`,
 /// `body_score` float32 and `body_track` int32 `[frames, bodies]`, `body_mask` bool `[frames, bodies]`. Files
 /// of `extract --holistic` hold the bodies too, and the faces: `face_landmarks` float32 `[frames, faces, 468, 3]`,
-/// `face_presence` float32, `face_person` int32 (-1 where none) and `face_mask` bool `[frames, faces]`.
+/// `face_presence` float32, `face_person` int32 (-1 where none) and `face_mask` bool `[frames, faces]`; with
+/// `--hand-fallback` also `fallback` bool `[frames, hands]` (true where handpose's tracker gave the hand).
 /// Hands are kept in a scratch file until the end; memory grows only by the frame index,
 /// time and hand count (18 bytes a frame: about 2 MB for an hour at 30 fps).
 public final class NpzKeypointWriter: KeypointOutput {
@@ -63,7 +64,8 @@ public final class NpzKeypointWriter: KeypointOutput {
         for hand in frame.hands {
             var record = hand.landmarks.flatMap { $0 }
             record += hand.world?.flatMap { $0 } ?? [Float](repeating: 0, count: Joint.count * 3)
-            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1), hand.isInterpolated ? 2 : 1, Float(hand.person ?? -1)]
+            record += [hand.presence ?? 1, hand.handedness, Float(hand.track ?? -1),
+                       hand.isInterpolated ? 2 : hand.origin == KeypointFile.Hand.fallback ? 3 : 1, Float(hand.person ?? -1)]
             scratch.append(record)
         }
         try scratch.spill()
@@ -157,6 +159,8 @@ public final class NpzKeypointWriter: KeypointOutput {
             whole("header", Npy.encode(json)),
         ] + (header.settings?.completion == nil ? [] : [
             try member("interpolated", .bool, shape: [F, H], fill: UInt8(0)) { [$0[2 * lm + 3] == 2 ? 1 : 0] },
+        ]) + (header.settings?.holistic?.hasSuffix("+hand-fallback") != true ? [] : [
+            try member("fallback", .bool, shape: [F, H], fill: UInt8(0)) { [$0[2 * lm + 3] == 3 ? 1 : 0] },
         ]) + (try bodyScratch.map { bodies -> [NpzArchive.StreamedMember] in
             let B = mostBodies, K = BodyJoint.count, source = (bodies, bodyCounts, Self.bodyRecordFloats)
             return [

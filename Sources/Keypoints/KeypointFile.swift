@@ -65,10 +65,10 @@ public struct KeypointFile: Codable, Sendable {
         public var unattached: Bool?
 
         /// `origin`'s values.
-        public static let backward = "backward", interpolated = "interpolated"
+        public static let backward = "backward", interpolated = "interpolated", fallback = "fallback"
 
         /// The model did not see this hand in this frame: it was filled in between the frames around it.
-        public var isInterpolated: Bool { origin != nil && origin != Self.backward }
+        public var isInterpolated: Bool { origin == Self.interpolated }
 
         public init(chirality: Chirality, handedness: Float, presence: Float?, landmarks: [[Float]], world: [[Float]]?,
                     region: Region?, track: Int? = nil, origin: String? = nil) {

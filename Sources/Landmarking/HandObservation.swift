@@ -26,6 +26,9 @@ public struct HandObservation: Sendable {
         case backward
         /// No model: interpolated in time between the track's hands on either side of a short gap.
         case interpolated
+        /// `extract --holistic --hand-fallback`: handpose's own hand tracker (palm detection and tracking),
+        /// for a hand Holistic's pose-based crop missed.
+        case fallback
     }
 
     public init(chirality: Chirality, handedness: Float, presence: Float, landmarks: [Point3], world: [Point3], region: RegionOfInterest) {

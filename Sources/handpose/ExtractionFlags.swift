@@ -52,6 +52,10 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "With --format pose the files are video_to_pose's: POSE_LANDMARKS, FACE_LANDMARKS, LEFT_HAND_LANDMARKS, RIGHT_HAND_LANDMARKS, POSE_WORLD_LANDMARKS. Keypoint files gain `faces` per frame (format version 3). Each clip is tracked whole by one worker. Needs the Holistic models beside the hand models (make setup places them). Not with --body, --smooth, --complete, --mirrored or --mode image."))
     var holistic = false
 
+    @Flag(help: ArgumentHelp("With --holistic: a hand Holistic misses (its crops come from the pose's arms) is taken from handpose's own hand tracker, when that hand is on the arm's end.",
+                             discussion: "Such hands are marked `origin: fallback` in keypoint files, CSV and npz (`fallback`); in .pose files their confidence is their presence score, at most 0.99, where Holistic's own hands have 1."))
+    var handFallback = false
+
     /// Each recorded setting named by the flag that sets it: the one table by which `status`, `export` and
     /// `extract` name a difference between a keypoint file's settings and those asked for. A new field is
     /// not compiled until it has its flag here.
@@ -94,6 +98,7 @@ struct ExtractionFlags: ParsableArguments {
         guard maxBodies >= 1 else { throw ValidationError("--max-bodies must be at least 1") }
         if maxBodies != 1 && !body { throw ValidationError("--max-bodies counts the people --body finds: add --body") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
+        if handFallback && !holistic { throw ValidationError("--hand-fallback fills the hands --holistic misses: add --holistic") }
         if holistic {
             let others = [("--body", body), ("--smooth", smooth), ("--complete", complete), ("--mirrored", mirrored), ("--mode image", mode == .image), ("--legacy", legacy)]
             if let (flag, _) = others.first(where: { $0.1 }) {
@@ -121,7 +126,7 @@ struct ExtractionFlags: ParsableArguments {
             people?.maxBodies = maxBodies
         }
         return ExtractionSettings(hands: hands, body: people, smoothing: smooth, completion: complete,
-                                  holistic: holistic ? HolisticOptions() : nil)
+                                  holistic: holistic ? HolisticOptions(handFallback: handFallback) : nil)
     }
 
     /// The pipeline these flags describe; a missing model is a failure to run naming every place looked.

@@ -147,4 +147,58 @@ final class HolisticParityTests: XCTestCase {
             XCTAssertTrue(t.contains("leave out \(other)"), t)
         }
     }
+
+    /// --hand-fallback only adds: Holistic's own hands and body stay as they are, and each added hand comes
+    /// from handpose's tracker, on a side Holistic left empty, tied to that arm, marked in every format.
+    func testHandFallbackOnlyAddsMarkedHands() throws {
+        let models = try ToolRunner.models()
+        let clip = Self.corpus.appendingPathComponent("nvgesture_two_hands.avi")
+        guard FileManager.default.fileExists(atPath: clip.path) else {
+            print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("holistic-fallback-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plain = dir.appendingPathComponent("plain"), filled = dir.appendingPathComponent("filled")
+        var (code, text) = try ToolRunner.run(["extract", clip.path, "-o", plain.path, "--models", models, "--holistic"])
+        XCTAssertEqual(code, 0, text)
+        (code, text) = try ToolRunner.run(["extract", clip.path, "-o", filled.path, "--models", models, "--holistic", "--hand-fallback", "--format", "json,npz,csv,pose"])
+        XCTAssertEqual(code, 0, text)
+        let a = try KeypointFile.load(plain.appendingPathComponent("nvgesture_two_hands.avi.hands.json"))
+        let b = try KeypointFile.load(filled.appendingPathComponent("nvgesture_two_hands.avi.hands.json"))
+        XCTAssertEqual(b.settings?.holistic, "mediapipe-0.10.14+hand-fallback")
+        var added = 0
+        for (x, y) in zip(a.frames, b.frames) {
+            let own = y.hands.filter { $0.origin == nil }, extra = y.hands.filter { $0.origin == KeypointFile.Hand.fallback }
+            XCTAssertEqual(own.map(\.landmarks), x.hands.map(\.landmarks), "frame \(x.i): Holistic's hands unchanged")
+            XCTAssertEqual(y.bodies?.map(\.landmarks), x.bodies?.map(\.landmarks), "frame \(x.i): the body unchanged")
+            for hand in extra {
+                XCTAssertEqual(hand.person, 0)
+                XCTAssertEqual(hand.arm, hand.chirality.rawValue)
+                XCTAssertFalse(x.hands.contains { $0.chirality == hand.chirality }, "frame \(x.i): a side Holistic had is not filled")
+            }
+            added += extra.count
+        }
+        XCTAssertGreaterThan(added, 0, "Holistic misses hands in this clip that the tracker finds")
+        let python = ToolRunner.root.appendingPathComponent(".venv/bin/python").path
+        let check = """
+        import json, sys, numpy as np
+        from pose_format import Pose
+        k = json.load(open(sys.argv[1])); z = np.load(sys.argv[2]); p = Pose.read(open(sys.argv[3], "rb").read())
+        fb = [[h.get("origin") == "fallback" for h in f["hands"]] for f in k["frames"]]
+        assert z["fallback"].sum() == sum(map(sum, fb)), (z["fallback"].sum(), fb)
+        header = open(sys.argv[4]).readline().strip().split(",")
+        assert "origin" in header, header
+        conf = np.asarray(p.body.confidence)[:, 0]
+        start = {c.name: i for c, i in zip(p.header.components, np.cumsum([0] + [len(c.points) for c in p.header.components]))}
+        for t, f in enumerate(k["frames"]):
+            for h in f["hands"]:
+                c = conf[t, start[h["arm"].upper() + "_HAND_LANDMARKS"]]
+                assert (c <= 0.99 and c > 0) if h.get("origin") == "fallback" else c == 1, (t, h.get("origin"), c)
+        print("ok")
+        """
+        let base = filled.appendingPathComponent("nvgesture_two_hands.avi").path
+        let (pc, out) = try ToolRunner.process(python, ["-c", check, base + ".hands.json", base + ".npz", base + ".pose", base + ".csv"])
+        XCTAssertEqual(pc, 0, out)
+    }
 }

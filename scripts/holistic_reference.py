@@ -16,7 +16,23 @@ from simple_video_utils.frames import read_frames_exact
 from pose_format.utils.holistic import load_holistic
 
 
+def refine_options_loaded():
+    """Whether RefineLandmarksFromHeatmapCalculator's options are in Python's protobuf pool. MediaPipe's Python
+    solutions rebuild their graph through Python protobufs, which drop the options of any calculator whose
+    _pb2 module was not imported: video_to_pose never imports this one, so its pose refinement runs with the
+    calculator's default kernel (9), not the graph's 7. A reference that loaded it would not be video_to_pose."""
+    from google.protobuf import descriptor_pool
+    try:
+        descriptor_pool.Default().FindMessageTypeByName("mediapipe.RefineLandmarksFromHeatmapCalculatorOptions")
+        return True
+    except KeyError:
+        return False
+
+
 def main():
+    if refine_options_loaded():
+        sys.exit("holistic_reference.py: RefineLandmarksFromHeatmapCalculatorOptions is loaded, so Holistic would refine "
+                 "with kernel 7, unlike video_to_pose; run this script as it is")
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--noise", type=float, default=0)

@@ -24,7 +24,12 @@ public final class BodyLandmarker {
         public var world: [Point3]
     }
 
-    public init(model: TFLiteModel, threads: Int, sharing: SharedConstants? = nil) throws {
+    /// The heatmap refinement's window (`refine`): 7 as MediaPipe's graphs ask; 9 as video_to_pose runs them
+    /// (`HolisticBodyTracker`).
+    let refineKernel: Int
+
+    public init(model: TFLiteModel, threads: Int, sharing: SharedConstants? = nil, refineKernel: Int = 7) throws {
+        self.refineKernel = refineKernel
         // The segmentation logits (output 2) are never read: not planned (a third of the model's time on one
         // thread, `bench profile`: its 256x256 decoder).
         plan = try ExecutionPlan(model: model, threads: threads, sharing: sharing, outputs: [0, 1, 3, 4])
@@ -44,7 +49,7 @@ public final class BodyLandmarker {
         func sigmoid(_ v: Float) -> Float { 1 / (1 + exp(-v)) }
         // TensorsToLandmarksCalculator: x, y, z / 256, visibility and presence through a sigmoid.
         var points = (0..<Self.modelLandmarks).map { j in Point3(raw[5 * j] / size, raw[5 * j + 1] / size, raw[5 * j + 2] / size) }
-        Self.refine(&points, heatmap: heatmap, side: 64)
+        Self.refine(&points, heatmap: heatmap, side: 64, kernel: refineKernel)
         let projected = points.map { region.project($0) }
         let visibility = (0..<Self.modelLandmarks).map { sigmoid(raw[5 * $0 + 3]) }
         let presence = (0..<Self.modelLandmarks).map { sigmoid(raw[5 * $0 + 4]) }
@@ -59,14 +64,17 @@ public final class BodyLandmarker {
                         presence: Array(presence[0..<n]), auxiliary: Array(projected[n..<n + 2]), world: world)
     }
 
-    /// MediaPipe's RefineLandmarksFromHeatmapCalculator (kernel 7, min_confidence_to_refine 0.5): each
-    /// landmark (crop coordinates, 0...1) moves to the confidence-weighted mean of the heatmap cells in
-    /// the 7x7 window around the cell it falls in, confidences being the sigmoid of the heatmap, when
+    /// MediaPipe's RefineLandmarksFromHeatmapCalculator (kernel 7 as its graphs ask, 9 as video_to_pose
+    /// runs it; min_confidence_to_refine 0.5): each landmark (crop coordinates, 0...1) moves to the
+    /// confidence-weighted mean of the heatmap cells in the kernel x kernel window around the cell it falls in, confidences being the sigmoid of the heatmap, when
     /// the window's highest confidence reaches 0.5. z, visibility and presence are left as they are.
     static func refine(_ points: inout [Point3], heatmap: UnsafeBufferPointer<Float>, side: Int, kernel: Int = 7, minConfidence: Float = 0.5) {
         let channels = points.count, offset = (kernel - 1) / 2
         for i in points.indices {
-            let col = Int(points[i].x * Float(side)), row = Int(points[i].y * Float(side))
+            // A coordinate off the heatmap (or not a number) is left as it is, before any conversion.
+            let x = points[i].x * Float(side), y = points[i].y * Float(side)
+            guard x > -1, x < Float(side), y > -1, y < Float(side) else { continue }
+            let col = Int(x), row = Int(y)
             guard col >= 0, col < side, row >= 0, row < side else { continue }
             var sum: Float = 0, top: Float = 0, wx: Float = 0, wy: Float = 0
             for r in max(0, row - offset)..<min(side, row + offset + 1) {

@@ -6,7 +6,8 @@ import VideoIO
 
 /// The body as MediaPipe Holistic (legacy `mp.solutions.holistic`, mediapipe 0.10.14) tracks it:
 /// pose_landmark_cpu.pbtxt, one person, with its smoothing (pose_landmark_filtering.pbtxt). It differs
-/// from Tasks' PoseLandmarker (`BodyTracker`) in the detector's suppression (IoU 0.3), in smoothing the
+/// from Tasks' PoseLandmarker (`BodyTracker`) in the heatmap refinement's window (9, `refineKernel`), in
+/// the detector's suppression (IoU 0.3), in smoothing the
 /// two auxiliary landmarks (One-Euro 0.01, 10) and cutting the next frame's region from the smoothed
 /// ones, and in its clock: Holistic's Python API stamps frame n at n x 33333 microseconds whatever the
 /// clip's rate, so its filters always run at 30 Hz.
@@ -16,6 +17,13 @@ import VideoIO
 /// MediaPipe's graph and so keep their state (their next step spans the gap).
 public final class HolisticBodyTracker {
     public static let name = "holistic-pose-full"
+    /// The heatmap refinement's window as video_to_pose runs it: 9, not the graph's 7. MediaPipe's Python
+    /// solutions rebuild the graph's config through Python protobufs, which keep only the options whose
+    /// `_pb2` module was imported; pose-format's imports never load RefineLandmarksFromHeatmapCalculator's,
+    /// so its `kernel_size: 7` is dropped and the calculator's default, 9, runs (measured: MediaPipe's graph
+    /// with 9 equals `mp.solutions.holistic` under video_to_pose bit for bit; with 7 it is up to 0.26 away).
+    /// A script that imports that module first gets 7; video_to_pose never does.
+    public static let refineKernel = 9
     let detector: BodyDetector
     let landmarker: BodyLandmarker
     /// min_tracking_confidence: the landmark model's pose flag must exceed it.
@@ -32,7 +40,7 @@ public final class HolisticBodyTracker {
     public init(models: BodyModels, threads: Int = 1, minDetectionConfidence: Float = 0.5) throws {
         detector = try BodyDetector(model: models.detector, threads: threads, minScore: minDetectionConfidence, suppression: 0.3,
                                     sharing: models.sharing)
-        landmarker = try BodyLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
+        landmarker = try BodyLandmarker(model: models.landmark, threads: threads, sharing: models.sharing, refineKernel: Self.refineKernel)
     }
 
     /// Forgets everything (a new clip): a new Holistic object.

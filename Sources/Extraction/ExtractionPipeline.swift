@@ -2,6 +2,7 @@ import BodyLandmarks
 import FileSystem
 import Foundation
 import HandLandmarks
+import HolisticLandmarks
 import Inference
 import KeypointFormats
 import Keypoints
@@ -53,6 +54,12 @@ public struct ExtractionPipeline: Sendable {
         // `--body`: the pose models are part of what made the files, recorded and compared like the hands'.
         if settings(false).body != nil {
             modelHashes.merge(try ModelFiles.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
+        }
+        // `--holistic`: Holistic's models made the files (and the hand tracker's too with `--hand-fallback`),
+        // recorded and compared as such, so a rerun resumes and `status` names what made each file.
+        if let holistic = settings(false).holistic {
+            let own = try ModelFiles.identity(directory: modelsDirectory, names: HolisticModels.fileNames)
+            modelHashes = holistic.handFallback ? own.merging(modelHashes) { a, _ in a } : own
         }
         self.settings = settings
         self.jobs = jobs

@@ -196,8 +196,10 @@ public enum KeypointExtraction {
                         let found = try holistic.process(f)
                         var hands = [found.leftHand, found.rightHand].compactMap { $0 }
                         let person = found.body.map { KeypointFile.Body($0) }
-                        if settings.holistic?.handFallback == true, let person {
-                            hands += HolisticFallback.fill(hands, tracked: try tracker.process(f), body: person, width: f.width, height: f.height)
+                        // The fallback's tracker sees every frame, so it tracks as it would alone.
+                        let tracked = settings.holistic?.handFallback == true ? try tracker.process(f) : []
+                        if let person, !tracked.isEmpty {
+                            hands += HolisticFallback.fill(hands, tracked: tracked, body: person, width: f.width, height: f.height)
                         }
                         frame = TrackedFrame(index: f.index, time: f.time, hands: hands,
                                              bodies: person.map { [$0] } ?? [],
@@ -244,7 +246,7 @@ public enum KeypointExtraction {
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: KeypointFile.Settings(settings),
-                                models: holistic?.models.hashes ?? tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a })
+                                models: Self.models(tracker: tracker, body: body, holistic: holistic, settings: settings))
         file.video.decoder = info.decoder
         if body != nil { file.schema = KeypointFile.bodySchemaName }
         if holistic != nil { file.schema = KeypointFile.faceSchemaName }
@@ -259,6 +261,13 @@ public enum KeypointExtraction {
 }
 
 extension KeypointExtraction {
+    /// The models that made a file, by file name: the hand tracker's, the body's beside them; Holistic's
+    /// alone, or with the hand tracker's under `--hand-fallback`. `ExtractionPipeline.modelHashes` asks the same.
+    static func models(tracker: HandTracker, body: BodyTracker?, holistic: HolisticTracker?, settings: ExtractionSettings) -> [String: String] {
+        guard let holistic else { return tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a } }
+        return settings.holistic?.handFallback == true ? holistic.models.hashes.merging(tracker.models.hashes) { a, _ in a } : holistic.models.hashes
+    }
+
     /// `--complete` on a clip's hands as tracked (`frames`, every decoded frame in order): a second
     /// decoding pass holds the frames within `SequenceCompletion.backwardReach` before each track's start
     /// (no more: 30 frames at 30 fps) and tracks each start backwards through them; then tracks are

@@ -104,6 +104,12 @@ struct ExtractionFlags: ParsableArguments {
             if let (flag, _) = others.first(where: { $0.1 }) {
                 throw ValidationError("--holistic runs MediaPipe Holistic as video_to_pose does, with its own body, hands and smoothing: leave out \(flag)")
             }
+            // The hand tracker's settings set only --hand-fallback's tracker; Holistic keeps video_to_pose's.
+            let handFlags = [("--model", model != .full), ("--max-hands", maxHands != 2), ("--min-detection-confidence", minDetectionConfidence != 0.5),
+                             ("--min-presence-confidence", minPresenceConfidence != 0.5)]
+            if !handFallback, let (flag, _) = handFlags.first(where: { $0.1 }) {
+                throw ValidationError("\(flag) sets the hand tracker, which --holistic runs only with --hand-fallback (Holistic keeps video_to_pose's settings): add --hand-fallback or leave out \(flag)")
+            }
         }
         guard (0...1).contains(minDetectionConfidence), (0...1).contains(minPresenceConfidence) else {
             throw ValidationError("confidence thresholds lie between 0 and 1")

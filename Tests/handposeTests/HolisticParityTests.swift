@@ -10,8 +10,9 @@ import XCTest
 /// widths. Then pose-format's readers on our files.
 final class HolisticParityTests: XCTestCase {
     static let corpus = ToolRunner.root.appendingPathComponent("../shared/corpus/clips").standardizedFileURL
-    /// Clips on which MediaPipe's own floor is small (README, "Holistic"): a signer, a hand at a desk, a gesture.
-    static let clips = ["slp_sign_short.mp4", "dg_clicks.gif", "dg_drag_drop_1.gif"]
+    /// A signer, a gesture with two hands, a person filmed from the chest up with their hands leaving the
+    /// frame (where the pose's refinement kernel showed: docs/holistic.md).
+    static let clips = ["slp_sign_short.mp4", "nvgesture_two_hands.avi", "mps_thumbs_up.mp4"]
 
     func holisticPython() throws -> String {
         let python = ToolRunner.root.appendingPathComponent(".venv-holistic/bin/python").path
@@ -44,17 +45,26 @@ final class HolisticParityTests: XCTestCase {
         XCTAssertEqual(result["files"] as? Int, Self.clips.count)
         let components = try XCTUnwrap(result["components"] as? [String: [String: Any]])
         XCTAssertEqual(Set(components.keys), ["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS", "POSE_WORLD_LANDMARKS"])
-        // Bounds from MediaPipe's floor on these three clips (video_to_pose with 1 added to 1% of the pixels,
-        // three draws: pose 0.084-0.094, face 0.0054-0.0062, hands up to 0.0048 shoulder widths; ours 0.086,
-        // 0.0052, 0.0048; docs/holistic.md), with room for other draws and other machines.
-        let bounds: [String: Double] = ["POSE_LANDMARKS": 0.15, "POSE_WORLD_LANDMARKS": 0.15, "FACE_LANDMARKS": 0.01,
-                                        "LEFT_HAND_LANDMARKS": 0.1, "RIGHT_HAND_LANDMARKS": 0.1]
+        // Bounds below MediaPipe's floor on these three clips (video_to_pose with 1 added to 1% of the pixels,
+        // three draws: pose 0.012-0.015, face 0.0006-0.0007, hands 0.041-0.058 shoulder widths; ours 0.0031,
+        // 0.0006, 0.046 and 0.036; docs/holistic.md). The pose refined with the graph's kernel 7 instead of
+        // video_to_pose's 9 gave 0.04 here.
+        let bounds: [String: Double] = ["POSE_LANDMARKS": 0.01, "POSE_WORLD_LANDMARKS": 0.01, "FACE_LANDMARKS": 0.0015,
+                                        "LEFT_HAND_LANDMARKS": 0.08, "RIGHT_HAND_LANDMARKS": 0.08]
         for (name, row) in components {
             let frames = row["frames"] as! Int, onlyA = row["only A"] as! Int, onlyB = row["only B"] as! Int
-            XCTAssertLessThanOrEqual(onlyA + onlyB, frames / 10, "\(name): present in one and not the other in \(onlyA + onlyB) of \(frames) frames")
+            XCTAssertLessThanOrEqual(onlyA + onlyB, frames * 15 / 100, "\(name): present in one and not the other in \(onlyA + onlyB) of \(frames) frames")
             if let mean = row["mean"] as? Double { XCTAssertLessThan(mean, bounds[name]!, "\(name) mean deviation") }
         }
         XCTAssertGreaterThan(components["FACE_LANDMARKS"]?["both"] as? Int ?? 0, 0, "a face is found in the signer's clip")
+        // The signer, frame for frame: to the engine's rounding (measured 1e-4 shoulder widths; the floor 1e-3).
+        let (sc, signer) = try ToolRunner.process(python, ["scripts/holistic_compare.py", ours.path, reference.path, "--json", "--only", "slp_sign_short.mp4.pose"])
+        XCTAssertEqual(sc, 0, signer)
+        let rows = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(signer.utf8)) as? [String: Any])?["components"] as? [String: [String: Any]])
+        for (name, row) in rows {
+            XCTAssertEqual((row["only A"] as! Int) + (row["only B"] as! Int), 0, name)
+            XCTAssertLessThan(row["mean"] as? Double ?? 1, 0.001, "\(name) on the signer")
+        }
 
         // pose-format's readers on our files: the Holistic format recognised, normalisation by the
         // shoulders, reduce_holistic, and the four image components spoken-to-signed and sign-vq take.
@@ -141,11 +151,15 @@ final class HolisticParityTests: XCTestCase {
         let (rc, rt) = try ToolRunner.run(["render", clip.path, "--keypoints", json.path, "--frames", "4", "-o", frames.path + "/"])
         XCTAssertEqual(rc, 0, rt)
         XCTAssertTrue(FileManager.default.fileExists(atPath: frames.appendingPathComponent("frame_00004.png").path), rt)
-        for other in ["--body", "--smooth", "--complete"] {
-            let (c, t) = try ToolRunner.run(["extract", clip.path, "-o", dir.appendingPathComponent("refused").path, "--holistic", other])
+        for other in [["--body"], ["--smooth"], ["--complete"], ["--max-hands", "1"]] {
+            let (c, t) = try ToolRunner.run(["extract", clip.path, "-o", dir.appendingPathComponent("refused").path, "--holistic"] + other)
             XCTAssertNotEqual(c, 0, t)
-            XCTAssertTrue(t.contains("leave out \(other)"), t)
+            XCTAssertTrue(t.contains("leave out \(other[0])"), t)
         }
+        // A rerun finds the files made by the same settings and models, and passes over them.
+        let (again, log) = try ToolRunner.run(["extract", clip.path, "-o", dir.path, "--models", models, "--holistic", "--format", "json,npz,csv,pose"])
+        XCTAssertEqual(again, 0, log)
+        XCTAssertTrue(log.contains("0 done, 1 skipped"), log)
     }
 
     /// --hand-fallback only adds: Holistic's own hands and body stay as they are, and each added hand comes

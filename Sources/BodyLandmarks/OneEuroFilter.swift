@@ -36,16 +36,23 @@ struct OneEuroFilter {
     }
 
     /// MediaPipe's LowPassFilter (its state in single precision): the first value passes; later ones
-    /// are blended with the stored one.
+    /// are blended with the stored one, as its C++ does: `alpha * value` in float, the rest in double
+    /// (`1.0 - alpha`), rounded to float.
     struct LowPass {
         private(set) var last: Double?
         private var stored: Float = 0
         mutating func apply(_ value: Double, alpha: Double) -> Double {
             let v = Float(value), a = Float(alpha)
-            let s = last == nil ? v : a * v + (1 - a) * stored
+            let s = last == nil ? v : LowPass.blend(a, v, stored)
             last = Double(v)
             stored = s
             return Double(s)
+        }
+
+        /// `alpha * value + (1.0 - alpha) * stored` with C++'s promotions: the product in float, the
+        /// sum in double, the result rounded to float.
+        static func blend(_ alpha: Float, _ value: Float, _ stored: Float) -> Float {
+            Float(Double(alpha * value) + (1.0 - Double(alpha)) * Double(stored))
         }
     }
 }
@@ -88,14 +95,14 @@ struct LandmarkSmoother {
 }
 
 /// MediaPipe's VisibilitySmoothingCalculator (low_pass_filter, alpha 0.1): each visibility blended with
-/// the one before, the first passed through.
+/// the one before (`OneEuroFilter.LowPass.blend`), the first passed through.
 struct VisibilitySmoother {
     var alpha: Double = 0.1
     private var previous: [Float]?
 
     mutating func apply(_ values: [Float]) -> [Float] {
         let a = Float(alpha)
-        let out = previous.map { p in zip(values, p).map { a * $0 + (1 - a) * $1 } } ?? values
+        let out = previous.map { p in zip(values, p).map { OneEuroFilter.LowPass.blend(a, $0, $1) } } ?? values
         previous = out
         return out
     }

@@ -35,6 +35,21 @@ public enum BenchJSON {
 
     /// `bench extract`: one configuration's best round, measured from outside its process tree.
     public struct ExtractRow: Codable, Sendable, Equatable {
+        /// The rows of a comparison, one per side in order, each from its best run over `frames` frames;
+        /// each of our rows gets its speed-up over the reference row right after it.
+        static func rows(_ sides: [(name: String, ours: Bool, best: MeasuredRun)], frames: Int) -> [ExtractRow] {
+            var rows = sides.map { side in
+                let r = side.best
+                return ExtractRow(run: side.name, frames: frames, seconds: r.seconds, fps: Double(frames) / r.seconds,
+                                  cpuMsPerFrame: 1000 * r.cpuSeconds / Double(frames), peakMib: Double(r.peakBytes) / 1048576,
+                                  largestProcessMib: Double(r.largestProcessBytes) / 1048576, speedup: nil)
+            }
+            for i in rows.indices where sides[i].ours && i + 1 < rows.count && !sides[i + 1].ours {
+                rows[i].speedup = rows[i].fps / rows[i + 1].fps
+            }
+            return rows
+        }
+
         public var run: String
         public var frames: Int
         public var seconds: Double

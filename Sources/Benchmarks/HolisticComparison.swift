@@ -91,16 +91,8 @@ public struct HolisticComparison {
                 progress(.extractRun(round: round, run: side.name, seconds: run.seconds))
             }
         }
-        var rows = sides.map { side in
-            let r = best[side.name]!
-            return BenchJSON.ExtractRow(run: side.name, frames: frames, seconds: r.seconds, fps: Double(frames) / r.seconds,
-                                        cpuMsPerFrame: 1000 * r.cpuSeconds / Double(frames), peakMib: Double(r.peakBytes) / 1048576,
-                                        largestProcessMib: Double(r.largestProcessBytes) / 1048576, speedup: nil)
-        }
-        for i in rows.indices where sides[i].ours && i + 1 < rows.count && !sides[i + 1].ours {
-            rows[i].speedup = rows[i].fps / rows[i + 1].fps
-        }
-        return BenchJSON.ExtractReport(runs: rows, profile: nil)
+        return BenchJSON.ExtractReport(runs: BenchJSON.ExtractRow.rows(sides.map { ($0.name, $0.ours, best[$0.name]!) }, frames: frames),
+                                       profile: nil)
     }
 
     static func poseFiles(in folder: URL) -> [URL] {

@@ -6,9 +6,10 @@ import Support
 /// `bench models`: each model's plan timed on each thread count, beside the official interpreter
 /// (TFLite with XNNPACK, through `scripts/tflite_reference.py`) when a Python for it is given.
 public struct ModelTiming {
-    /// The hand models, then the body's (`extract --body`), found beside the full hand models.
+    /// The hand models, then the body's (`extract --body`), then those Holistic adds (`extract --holistic`),
+    /// found beside the full hand models.
     public static let modelNames = ["palm_detection_full", "hand_landmark_full", "palm_detection_lite", "hand_landmark_lite",
-                                    "pose_detection", "pose_landmark_full"]
+                                    "pose_detection", "pose_landmark_full", "hand_recrop", "face_detection_short_range", "face_landmark"]
 
     private struct Case {
         var name: String

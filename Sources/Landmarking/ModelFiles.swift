@@ -27,3 +27,22 @@ public enum ModelFiles {
         return hashes
     }
 }
+
+/// A landmarker's detector and landmark model, loaded from one folder, with the SHA-256 of each: what
+/// `BodyModels` and `FaceModels` are, each naming its two files.
+open class DetectorAndLandmarkModels {
+    public let detector: TFLiteModel
+    public let landmark: TFLiteModel
+    /// File name to SHA-256 (hex) of the files loaded: recorded in keypoint files.
+    public let hashes: [String: String]
+    public let sharing: SharedConstants?
+
+    /// `names`: the detector's file, then the landmark model's; `hashes`: their identity when already known.
+    public init(directory: URL, names: [String], sharing: SharedConstants?, hashes: [String: String]?) throws {
+        let urls = try ModelFiles.urls(directory: directory, names: names)
+        detector = try TFLiteModel(path: urls[0].path)
+        landmark = try TFLiteModel(path: urls[1].path)
+        self.sharing = sharing
+        self.hashes = try hashes ?? ModelFiles.identity(directory: directory, names: names)
+    }
+}

@@ -3,6 +3,17 @@ import Benchmarks
 import Foundation
 
 struct BenchExtract: ParsableCommand {
+    /// The runs of an extraction comparison as a table (`bench extract`, `bench holistic`).
+    static func table(_ runs: [BenchJSON.ExtractRow]) -> String {
+        var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
+        for r in runs {
+            table.append([r.run, "\(r.frames)", String(format: "%.1f", r.fps), String(format: "%.1f", r.cpuMsPerFrame),
+                          String(format: "%.0f", r.peakMib), String(format: "%.0f", r.largestProcessMib),
+                          r.speedup.map { String(format: "%.2fx", $0) } ?? ""])
+        }
+        return Table.render(table)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract: "Time `handpose extract` over clips beside MediaPipe (Tasks) as its users run it, in one run.",
@@ -64,13 +75,7 @@ struct BenchExtract: ParsableCommand {
             print(try BenchJSON.text(report))
             return
         }
-        var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
-        for r in report.runs {
-            table.append([r.run, "\(r.frames)", String(format: "%.1f", r.fps), String(format: "%.1f", r.cpuMsPerFrame),
-                          String(format: "%.0f", r.peakMib), String(format: "%.0f", r.largestProcessMib),
-                          r.speedup.map { String(format: "%.2fx", $0) } ?? ""])
-        }
-        print(Table.render(table))
+        print(Self.table(report.runs))
         if reference == nil { print("MediaPipe not run: pass --reference .venv-tasks/bin/python (make bench-setup installs it)") }
         if let split = report.profile {
             var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]

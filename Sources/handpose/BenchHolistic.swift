@@ -54,12 +54,6 @@ struct BenchHolistic: ParsableCommand {
             print(try BenchJSON.text(report))
             return
         }
-        var table = [["run", "frames", "frames/s", "CPU ms/frame", "peak MiB", "largest process MiB", "speed-up"]]
-        for r in report.runs {
-            table.append([r.run, "\(r.frames)", String(format: "%.1f", r.fps), String(format: "%.1f", r.cpuMsPerFrame),
-                          String(format: "%.0f", r.peakMib), String(format: "%.0f", r.largestProcessMib),
-                          r.speedup.map { String(format: "%.2fx", $0) } ?? ""])
-        }
-        print(Table.render(table))
+        print(BenchExtract.table(report.runs))
     }
 }

@@ -36,9 +36,7 @@ public final class HolisticModels {
         handLandmark = try TFLiteModel(path: urls[1].path)
         let hands = try ModelFiles.identity(directory: directory, names: Self.handFileNames)
         hashes = body.hashes.merging(face.hashes) { a, _ in a }.merging(hands) { a, _ in a }
-        sharingConstants = sharing
     }
-    let sharingConstants: SharedConstants?
 }
 
 /// MediaPipe Holistic (legacy `mp.solutions.holistic` in mediapipe 0.10.14, as pose-format's
@@ -58,7 +56,7 @@ public final class HolisticTracker {
         self.models = models
         body = try HolisticBodyTracker(models: models.body, threads: threads)
         hands = try HandFromPose(recropModel: models.recrop, landmarkModel: models.handLandmark, threads: threads,
-                                 sharing: models.sharingConstants)
+                                 sharing: models.body.sharing)
         face = try FaceFromPose(models: models.face, threads: threads)
     }
 

@@ -10,9 +10,9 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: selfcontained wheel pytest torch-venv setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
-setup: packages models venv tasks-venv holistic-venv
+setup: packages models venv tasks-venv holistic-venv torch-venv
 
 packages:
 	@scripts/setup-packages.sh
@@ -31,6 +31,20 @@ build:
 test:
 	$(SWIFT) test $(RELEASE)
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory pytest
+
+# The Python package's tests (python/tests) with the binary swift test built, on Samples/ (and the corpus
+# where ../shared is present), in .venv-torch; -rs prints why a test was skipped.
+pytest: torch-venv
+	HANDPOSE_BINARY=$(BIN) HANDPOSE_MODELS=$(CURDIR)/Models $(TORCH_VENV)/bin/python -m pytest -q -rs -p no:cacheprovider python/tests
+
+# What the Python package's users have: NumPy, and PyTorch for handpose.torch (PyPI's torch wheel, which brings
+# its CUDA libraries: 5.4 GB, 90 s here), with pytest; its own environment, as .venv's NumPy is pinned for others.
+TORCH_VENV ?= .venv-torch
+torch-venv:
+	@$(TORCH_VENV)/bin/python -c 'import torch, numpy, pytest' 2>/dev/null || { \
+	  { [ -x $(TORCH_VENV)/bin/python ] || python3 -m venv $(TORCH_VENV); } && \
+	  $(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check "torch==2.15.0" "numpy<3" "pytest==8.3.4"; }
 
 # The main job on Samples/: keypoints, a validation report, training arrays, accuracy against truth.
 run: build
@@ -222,9 +236,23 @@ fuzz-smoke:
 	  if [ $$status -ne 0 ]; then grep -A30 "ERROR" Fuzz/.smoke/$$t.log | head -60; exit 1; fi; \
 	done
 
+# The self-contained binary (docs/static-binary.md): FFmpeg, libjpeg-turbo, libxml2, dav1d, x264, zlib (built
+# from Debian 12's source packages by scripts/build-static-deps.sh, cached in .build-static-deps), the Swift
+# runtime and the C++ runtime linked in; it needs only glibc 2.34 or later, which the build checks
+# (scripts/check-selfcontained.sh). Prints its path. make wheel, make dist and make image ship it.
+selfcontained:
+	@scripts/build-selfcontained.sh
+
+# out/handpose-<version>-py3-none-manylinux_2_34_x86_64.whl: the self-contained binary, the models and the
+# Python package (python/handpose). SelfContainedTests installs it into bare Debian 12 and 13 roots.
+wheel: models venv
+	@rm -rf .build-selfcontained/wheel-tree && $(MAKE) --no-print-directory install SELFCONTAINED=1 PREFIX=$(CURDIR)/.build-selfcontained/wheel-tree >&2 && \
+	  $(PY) scripts/build-wheel.py --installed .build-selfcontained/wheel-tree --out out
+
 # An installed handpose runs from any folder and on machines without the Swift toolchain: the Swift
 # runtime is linked in (--static-swift-stdlib); FFmpeg's libraries come from the system (libavformat59,
-# libavcodec59, libswscale6, libavutil57 on Debian 12), as do libturbojpeg0 and libcpuinfo0. The binary
+# libavcodec59, libswscale6, libavutil57 on Debian 12), as does libturbojpeg0; with SELFCONTAINED=1 it is
+# the self-contained binary instead, which needs only glibc (make dist and make image install that). The binary
 # runs on any x86-64 CPU (its kernels are chosen at run time), so one built on an AVX-512 login node runs
 # on AVX2 nodes too. Models go to PREFIX/share/handpose/models, where
 # the binary looks for them; bench's reference scripts (and the module mediapipe_bench.py imports) to
@@ -234,10 +262,13 @@ PREFIX ?= /usr/local
 BENCH_SCRIPTS = scripts/tflite_reference.py scripts/mediapipe_bench.py scripts/mediapipe_keypoints.py
 STATIC_BIN = $(shell $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --show-bin-path)/handpose
 install: models
-	$(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --product handpose  # the tool alone: test support needs XCTest, which no static SDK has
+	@if [ -n "$(SELFCONTAINED)" ]; then scripts/build-selfcontained.sh >.build-selfcontained.path; else \
+	  $(SWIFT) build $(RELEASE) --static-swift-stdlib --scratch-path .build-static --product handpose && echo "$(STATIC_BIN)" >.build-selfcontained.path; fi  # the tool alone: test support needs XCTest, which no static SDK has
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/handpose/models" "$(PREFIX)/share/handpose/scripts" "$(PREFIX)/share/bash-completion/completions" \
 	  "$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
-	install -m 755 "$(STATIC_BIN)" "$(PREFIX)/bin/handpose"
+	install -m 755 "$$(tail -1 .build-selfcontained.path)" "$(PREFIX)/bin/handpose"
+	@if [ -n "$(SELFCONTAINED)" ]; then install -d "$(PREFIX)/share/handpose/licenses" && \
+	  install -m 644 .build-selfcontained/licenses/* "$(PREFIX)/share/handpose/licenses/"; fi
 	strip --strip-debug "$(PREFIX)/bin/handpose"  # 98 -> 80 MB; the symbol table stays, for readable crash backtraces
 	install -m 644 Models/*.tflite "$(PREFIX)/share/handpose/models/"
 	install -m 755 $(BENCH_SCRIPTS) "$(PREFIX)/share/handpose/scripts/"
@@ -249,10 +280,10 @@ install: models
 
 # What users run where there is no Swift toolchain (README, "Requirements"), each built here with no
 # registry but Debian's mirror (make setup installs debootstrap and buildah; both need root):
-# out/handpose-<version>.oci.tar, an OCI image (a minimal Debian 12 root with the run-time packages,
+# out/handpose-<version>.oci.tar, an OCI image (a minimal Debian 12 root with tini, the self-contained
 # handpose and its models in /opt/handpose, tini as process 1, user handpose by default) for podman load,
-# docker load or apptainer build; out/handpose-<version>-linux-x86_64.tar.gz, the installed tree with a
-# README.txt naming its run-time packages. DistributionTests builds and runs both.
+# docker load or apptainer build; out/handpose-<version>-linux-x86_64.tar.gz, the installed tree of the
+# self-contained binary, for any Linux with glibc 2.34. DistributionTests builds and runs both.
 image: models
 	@scripts/build-image.sh out
 
@@ -260,4 +291,4 @@ dist: models
 	@scripts/build-dist.sh out
 
 clean:
-	rm -rf .build .build-static .build-image out Fuzz/.build Fuzz/.work
+	rm -rf .build .build-static .build-selfcontained .build-selfcontained.path .build-static-deps .build-image out Fuzz/.build Fuzz/.work

@@ -70,8 +70,10 @@ let package = Package(
         // for the files installed beside the binary (models, bench's scripts, the review page).
         .target(name: "Support", dependencies: ["FileSystem"]),
         .target(name: "VideoIO", dependencies: ["CFFmpeg", "CTurboJPEG", "FileSystem"]),
-        .systemLibrary(name: "CCPUInfo", pkgConfig: "libcpuinfo", providers: [.apt(["libcpuinfo-dev"])]),
-        .target(name: "Kernels", dependencies: ["CCPUInfo"]),
+        // CPUID and XGETBV: which instruction sets the CPU and the OS support (docs/static-binary.md says why
+        // this is not libcpuinfo).
+        .target(name: "CCPUFeatures"),
+        .target(name: "Kernels", dependencies: ["CCPUFeatures"]),
         // A header only: the kernels' software prefetch.
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
         // A header only: the spin-wait hint (PAUSE, YIELD) of the engine's thread pool.
@@ -116,6 +118,7 @@ let package = Package(
             dependencies: [
                 "FileSystem", "Support", "VideoIO", "Inference", "Landmarking", "HandLandmarks", "BodyLandmarks", "HolisticLandmarks", "Keypoints", "KeypointFormats", "KeypointStore", "Annotations", "Datasets", "Analysis", "Extraction", "Rendering", "Synthesis", "Review", "Benchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // For the tests only: what a test needs that `make setup` installs (missing, it skips, or fails under CI=true),

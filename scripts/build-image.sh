@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make image: an OCI image of handpose built on this machine with no container registry, only Debian's
-# package mirror: a minimal Debian 12 root with the run-time packages and tini (scripts/runtime-root.sh),
-# handpose installed in /opt/handpose with its models (make install), tini as process 1, the user
+# package mirror: a minimal Debian 12 root with tini (scripts/runtime-root.sh), the self-contained handpose
+# installed in /opt/handpose with its models (make install SELFCONTAINED=1: no FFmpeg package is needed), tini as process 1, the user
 # handpose (uid 10001) by default, labels naming the version, the source commit and each model's SHA-256.
 # One image for every x86-64 CPU: the binary chooses its kernels at run time.
 #   scripts/build-image.sh OUTDIR      (writes OUTDIR/handpose-<version>.oci.tar, image handpose:<version>)
@@ -22,7 +22,7 @@ trap cleanup EXIT
 
 r=$work/root
 scripts/runtime-root.sh "$r" tini >/dev/null
-make --no-print-directory install PREFIX="$r/opt/handpose" >"$work/install.log" 2>&1 || { cat "$work/install.log" >&2; exit 3; }
+make --no-print-directory install SELFCONTAINED=1 PREFIX="$r/opt/handpose" >"$work/install.log" 2>&1 || { cat "$work/install.log" >&2; exit 3; }
 chroot "$r" /usr/sbin/useradd --uid 10001 --user-group --create-home --shell /usr/sbin/nologin handpose
 version=$("$r/opt/handpose/bin/handpose" --version)
 out=$outdir/handpose-$version.oci.tar
@@ -31,7 +31,7 @@ commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit-modified"
 
 labels=(--label "org.opencontainers.image.title=handpose"
-        --label "org.opencontainers.image.description=Hand-pose training data from clips and images; Debian 12 (minbase) with FFmpeg 5.1"
+        --label "org.opencontainers.image.description=Hand-pose training data from clips and images; Debian 12 (minbase) with the self-contained handpose (FFmpeg 5.1 linked in)"
         --label "org.opencontainers.image.version=$version"
         --label "org.opencontainers.image.revision=$commit")
 # The models as installed in the image (make setup checked them against scripts/models.sha256).
@@ -52,4 +52,4 @@ mkdir -p "$outdir"
 rm -f "$out.partial"
 bh commit --quiet --format oci --disable-compression=false "$ctr" "oci-archive:$out.partial:$ref" >/dev/null
 mv "$out.partial" "$out"
-echo "image: $out ($ref, $(du -m "$out" | cut -f1) MB, layers gzip-compressed; unpacked $(du -sm "$r" | cut -f1) MB: run-time packages $(du -sm --exclude=opt "$r" | cut -f1) MB, /opt/handpose $(du -sm "$r/opt/handpose" | cut -f1) MB)"
+echo "image: $out ($ref, $(du -m "$out" | cut -f1) MB, layers gzip-compressed; unpacked $(du -sm "$r" | cut -f1) MB: Debian minbase and tini $(du -sm --exclude=opt "$r" | cut -f1) MB, /opt/handpose $(du -sm "$r/opt/handpose" | cut -f1) MB)"

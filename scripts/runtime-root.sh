@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Makes DEST a minimal Debian 12 root file system holding handpose's run-time packages
-# (scripts/runtime-packages.txt) and EXTRA packages, nothing else: what `make image` turns into an image
-# and what the dist tarball's test unpacks into. Needs root and debootstrap (make setup installs it);
+# Makes DEST a minimal Debian root file system (minbase) holding the EXTRA packages and nothing else: what
+# `make image` turns into an image (with tini), what the dist tarball's test unpacks into (nothing more: the
+# self-contained binary needs no package), and where the wheel's test installs the wheel (python3,
+# python3-venv). Debian 12 (bookworm), or the suite HANDPOSE_DEBIAN_SUITE names (trixie: Debian 13).
+# Needs root and debootstrap (make setup installs it);
 # packages come from the Debian mirror apt already uses (HANDPOSE_DEBIAN_MIRROR overrides it), with
 # bookworm-updates and bookworm-security applied. Documentation but copyright files, manual pages and
 # message translations are left out, as debian:bookworm-slim leaves them out.
@@ -16,18 +18,9 @@ cd "$(dirname "$0")/.."
 command -v debootstrap >/dev/null || { echo "runtime-root: debootstrap not found; make setup installs it" >&2; exit 3; }
 [ ! -e "$dest" ] || { echo "runtime-root: $dest exists; give a new folder" >&2; exit 3; }
 
-packages=($(grep -v '^#' scripts/runtime-packages.txt) "$@")
-suite=bookworm
-mirror=${HANDPOSE_DEBIAN_MIRROR:-}
-if [ -z "$mirror" ]; then
-  # The Debian archive (not the security archive) apt is set to use on this machine: debian.sources
-  # (Debian 12's own file; other .sources files may be third-party repositories), else sources.list.
-  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
-  [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-fi
-security=${HANDPOSE_DEBIAN_SECURITY:-$(awk '/^URIs:/ && $2 ~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)}
-security=${security:-http://deb.debian.org/debian-security}
+packages=("$@")
+suite=${HANDPOSE_DEBIAN_SUITE:-bookworm}
+. scripts/debian-mirror.sh
 
 # The ISO week is part of the key: security updates are taken again each week, not frozen in the cache.
 key=$(printf '%s\n' "$suite" "$mirror" "$security" "$(date -u +%G-W%V)" "${packages[@]}" | sha256sum | cut -c1-16)
@@ -37,7 +30,8 @@ if [ ! -f "$cache" ]; then
   work=$(mktemp -d .build-image/root.XXXXXX)
   trap 'umount "$work/root/proc" 2>/dev/null || true; rm -rf --one-file-system "$work"' EXIT
   echo "runtime-root: debootstrap $suite (minbase) from $mirror with ${packages[*]}" >&2
-  debootstrap --variant=minbase --include="$(IFS=,; echo "${packages[*]}")" "$suite" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+  include=(); [ ${#packages[@]} -eq 0 ] || include=(--include="$(IFS=,; echo "${packages[*]}")")
+  debootstrap --variant=minbase "${include[@]}" "$suite" "$work/root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; echo "runtime-root: debootstrap failed (log above)" >&2; exit 3; }
   r=$work/root
   # What debian:bookworm-slim leaves out, also for packages the upgrade below installs.

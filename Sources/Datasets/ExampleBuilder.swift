@@ -63,10 +63,12 @@ public enum ExampleBuilder {
 
     /// Adds `copies` augmented copies of each example of the parts named in `augmentParts` (all when empty).
     /// Augmented copies of each example after it. A mirrored copy (`flip`) takes the label
-    /// `flippedLabel` gives its label, if any (a left swipe mirrored is a right swipe).
+    /// `flippedLabel` gives its label, if any (a left swipe mirrored is a right swipe): the class index and
+    /// its name, both, so that `y` and the manifest record's `label` name the same class (the record keeps the
+    /// original index as `label_before_flip`).
     /// `joints`: the body joints the examples carry (nil: none).
     public static func augment(_ examples: [Example], with list: [Augmentation], copies: Int, seed: UInt64,
-                               flippedLabel: [Int: Int] = [:], joints: BodyJoints? = nil) -> [Example] {
+                               flippedLabel: [Int: (index: Int, name: String)] = [:], joints: BodyJoints? = nil) -> [Example] {
         guard !list.isEmpty, copies > 0 else { return examples }
         var out: [Example] = []
         for e in examples {
@@ -77,7 +79,8 @@ public enum ExampleBuilder {
                 let drawn = Augmentation.apply(list, to: &copy.frames, bodies: &copy.bodies, joints: joints, rng: &rng)
                 copy.manifest.augmentation = drawn
                 if list.contains(.flip), let swapped = flippedLabel[e.label] {
-                    copy.label = swapped
+                    copy.label = swapped.index
+                    copy.manifest.label = swapped.name
                     copy.manifest.labelBeforeFlip = e.label
                 }
                 copy.manifest.copy = k + 1

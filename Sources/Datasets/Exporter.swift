@@ -149,7 +149,7 @@ public struct Exporter {
         if !augmentations.isEmpty && !settings.split.isEmpty && !parts.contains(augmentPart) {
             throw ExportError.augmentPartNotInSplit(part: augmentPart, parts: parts)
         }
-        let flipped = try flippedLabels(classes: classes)
+        let flipped = try flippedLabels(classes: classes).mapValues { (index: $0, name: classes[$0]) }
         let slots = settings.hand == .both ? 2 : 1
         var written: [Part] = []
         var chosenParts: [(String, [Example])] = []

@@ -119,6 +119,6 @@ final class ChildProcess {
 private func pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
 /// A pipe whose both ends close on exec (only the copies dup2 makes in a child stay open there).
-private func makePipe(_ fds: inout [Int32]) -> Int32 {
+func makePipe(_ fds: inout [Int32]) -> Int32 {
     fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress!, O_CLOEXEC) }
 }

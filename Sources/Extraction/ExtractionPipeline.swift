@@ -229,39 +229,91 @@ final class WorkQueue: Sendable {
     }
 }
 
+/// The write end of the pipe through which SIGINT and SIGTERM reach `StopSignals`' listener (-1: none yet).
+/// Set once, before the handler is first installed, and never closed; the handler only reads it.
+nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
+
+/// The handler of SIGINT and SIGTERM while a pipeline runs: async-signal-safe, it writes one byte (the write
+/// end does not block: a full pipe already holds a stop) and leaves errno as it found it.
+private func reportStopSignal(_ signal: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: signal)
+    _ = write(stopSignalPipe, &byte, 1)
+    errno = saved
+}
+
+/// The process's one listener for SIGINT and SIGTERM (the self-pipe way: a handler writes a byte, a thread of
+/// its own reads it), shared by every pipeline that runs, and the signals caught while at least one does. Not a
+/// Dispatch source: a Dispatch source's events and cancellation run on Dispatch's global queues, and while those
+/// hold work, Dispatch's thread-pool monitor reads /proc/<thread>/stat each second and stops the process
+/// (SIGILL) where there is no /proc (a bare chroot: found by the wheel's test in a Debian root).
+private final class StopSignals: @unchecked Sendable {
+    static let shared = StopSignals()
+    private let lock = NSLock()
+    private var listeners: [ObjectIdentifier: StopSignal] = [:]
+    private var started = false
+
+    /// Whether `s` will hear the signals (false: no pipe could be made; they keep their default action).
+    func add(_ s: StopSignal) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        if !started {
+            var fds: [Int32] = [-1, -1]
+            guard makePipe(&fds) == 0 else { return false }
+            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+            stopSignalPipe = fds[1]
+            let reader = fds[0]
+            let thread = Thread { [self] in
+                var byte: UInt8 = 0
+                while true {
+                    let n = read(reader, &byte, 1)
+                    if n == 1 { lock.lock(); let all = Array(listeners.values); lock.unlock(); all.forEach { $0.stop() } }
+                    else if n < 0, errno != EINTR { return }
+                }
+            }
+            thread.start()
+            started = true
+        }
+        if listeners.isEmpty {
+            signal(SIGINT, reportStopSignal)
+            signal(SIGTERM, reportStopSignal)
+        }
+        listeners[ObjectIdentifier(s)] = s
+        return true
+    }
+
+    /// `s` no longer hears them; with no pipeline left, SIGINT and SIGTERM get their usual meaning back.
+    func remove(_ s: StopSignal) {
+        lock.lock(); defer { lock.unlock() }
+        listeners[ObjectIdentifier(s)] = nil
+        if listeners.isEmpty {
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
+    }
+}
+
 /// SIGINT and SIGTERM while a pipeline runs: take no new file and stop the workers, so the caller can
 /// still report what was done. A worker that died must not take the supervisor with it: SIGPIPE is ignored.
-/// Unchecked: its state is guarded by `lock`, and the signal sources it holds are Dispatch's (thread-safe, not marked).
+/// Unchecked: its state is guarded by `lock`.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private var workers: [ObjectIdentifier: WorkerProcess] = [:]
-    private var sources: [DispatchSourceSignal] = []
 
     init() {
         signal(SIGPIPE, SIG_IGN)
-        for s in [SIGINT, SIGTERM] {
-            signal(s, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
-            source.setEventHandler { [weak self] in self?.stop() }
-            source.resume()
-            sources.append(source)
-        }
+        _ = StopSignals.shared.add(self)
     }
 
-    /// Gives SIGINT and SIGTERM back their usual meaning.
-    func release() {
-        for s in sources { s.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-    }
+    /// Stops listening; SIGINT and SIGTERM get their usual meaning back when no other pipeline runs.
+    func release() { StopSignals.shared.remove(self) }
 
     var requested: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
 
     func track(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = w; lock.unlock() }
     func untrack(_ w: WorkerProcess) { lock.lock(); workers[ObjectIdentifier(w)] = nil; lock.unlock() }
 
-    private func stop() {
+    fileprivate func stop() {
         lock.lock(); stopped = true; let running = Array(workers.values); lock.unlock()
         for w in running { w.terminate() }
     }

@@ -36,8 +36,8 @@ public enum ExtractionWorker {
     /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
     public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, decodeThreads: Int = 0,
                              sharing: SharedConstants? = nil, hashes: [String: String]? = nil, readLine: () -> String?, send: (Data) -> Void) throws {
-        // The supervisor ignores SIGINT and SIGTERM while it runs, and children inherit ignored signals: give
-        // them back their default action so the supervisor's SIGTERM stops this worker.
+        // The supervisor catches SIGINT and SIGTERM while it runs (exec gives this process their default action);
+        // a parent that ignores them would pass that on: their default action, so the supervisor's SIGTERM stops this worker.
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]

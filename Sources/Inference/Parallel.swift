@@ -1,35 +1,32 @@
-import Dispatch
-
 /// Splits a kernel's work over a fixed number of threads. Each part gets a contiguous range and
 /// a slot number (0..<threads) that indexes per-thread scratch memory.
 struct Parallel {
     let threads: Int
-    /// Persistent workers (`threads - 1` of them); without it, work goes to Foundation's pool.
+    /// Persistent workers (`threads - 1` of them), which every plan of more than one thread has.
     var pool: WorkerPool? = nil
 
     /// Runs `body` over `0..<count` in up to `threads` parts; `cost` (multiply-adds or bytes) below
     /// about 100k runs on the calling thread, where handing work to another core costs more than it saves.
+    /// Only the plan's own threads run it, never Dispatch's pool: Dispatch's pool monitor reads /proc and
+    /// stops the process where there is none (StopSignal in Extraction says more); with fewer parts than
+    /// threads, the pool's last threads have nothing to do.
     func split(_ count: Int, cost: Int, _ body: (Range<Int>, Int) -> Void) {
         let parts = min(threads, count)
-        if parts <= 1 || cost < 100_000 {
+        guard parts > 1, cost >= 100_000, let pool else {
             body(0..<count, 0)
-            return
-        }
-        if let pool, parts == pool.workers + 1 {
-            pool.run { p in body((count * p / parts)..<(count * (p + 1) / parts), p) }
             return
         }
         withoutActuallyEscaping(body) { body in
             let work = PartitionedWork(body: body)
-            DispatchQueue.concurrentPerform(iterations: parts) { p in
-                work.body((count * p / parts)..<(count * (p + 1) / parts), p)
+            pool.run { p in
+                if p < parts { work.body((count * p / parts)..<(count * (p + 1) / parts), p) }
             }
         }
     }
 }
 
 /// A kernel's body run by several threads at once: each part writes only its own range and its own slot's
-/// scratch, a partition the compiler cannot see, hence unchecked (concurrentPerform returns before `split`).
+/// scratch, a partition the compiler cannot see, hence unchecked (the pool's run returns before `split`).
 private struct PartitionedWork: @unchecked Sendable {
     let body: (Range<Int>, Int) -> Void
 }

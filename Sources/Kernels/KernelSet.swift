@@ -1,6 +1,4 @@
-#if arch(x86_64)
-import CCPUInfo
-#endif
+import CCPUFeatures
 
 /// The instruction sets the kernels are built for, in increasing order. One binary carries every
 /// variant its architecture has and runs the best one the CPU can execute.
@@ -28,20 +26,13 @@ public enum ISA: String, CaseIterable, Comparable, Sendable {
     }
 }
 
-/// What the CPU reports, read once through cpuinfo (the library XNNPACK uses), which also checks
-/// that the operating system enables the AVX and AVX-512 register state.
+/// What the CPU reports, read once with CPUID, with XGETBV's word that the operating system enables the
+/// AVX and AVX-512 register state (CCPUFeatures; no file is read, so it works without /proc).
 enum HostCPU {
     struct Features { var x86_64v3 = false, x86_64v4 = false }
     static let features: Features = {
-        var f = Features()
-        #if arch(x86_64)
-        guard cpuinfo_initialize() else { return f }
-        f.x86_64v3 = cpuinfo_has_x86_avx() && cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_bmi()
-            && cpuinfo_has_x86_bmi2() && cpuinfo_has_x86_f16c() && cpuinfo_has_x86_lzcnt() && cpuinfo_has_x86_movbe()
-        f.x86_64v4 = cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512cd()
-            && cpuinfo_has_x86_avx512dq() && cpuinfo_has_x86_avx512vl()
-        #endif
-        return f
+        let levels = handpose_read_cpu_levels()
+        return Features(x86_64v3: levels.x86_64v3, x86_64v4: levels.x86_64v4)
     }()
 }
 

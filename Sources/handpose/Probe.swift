@@ -1,4 +1,5 @@
 import ArgumentParser
+import Crypto
 import Foundation
 import VideoIO
 
@@ -15,7 +16,12 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
+    @Flag(help: ArgumentHelp("Decode every frame and print one line a frame: the file, the frame's index and time, and the SHA-256 of its RGB pixels as handpose reads them (as ffmpeg's framemd5 does).",
+                             discussion: "Two builds or machines decode a file alike when these lines are equal."))
+    var frames = false
+
     func run() throws {
+        if frames { return try printFrameDigests() }
         var infos: [VideoInfo] = []
         var failures: [(String, String)] = []
         for file in files {
@@ -49,6 +55,29 @@ struct Probe: ParsableCommand {
             }
         }
         if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(ToolExit.someInputsFailed) }
+    }
+}
+
+extension Probe {
+    /// `--frames`: `path<TAB>index<TAB>time<TAB>WxH<TAB>sha256` for every decoded frame, then `path<TAB>frames<TAB>N`.
+    func printFrameDigests() throws {
+        var failed = false
+        for file in files {
+            do {
+                let reader = try VideoReader(url: URL(fileURLWithPath: file))
+                var count = 0
+                while let frame = try reader.nextFrame() {
+                    let digest = SHA256.hash(data: frame.pixels).map { String(format: "%02x", $0) }.joined()
+                    print("\(file)\t\(frame.index)\t\(String(format: "%.6f", frame.time))\t\(frame.width)x\(frame.height)\t\(digest)")
+                    count += 1
+                }
+                print("\(file)\tframes\t\(count)")
+            } catch let error as VideoError {
+                print("error: \(error.description)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }
 

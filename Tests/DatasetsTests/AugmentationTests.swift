@@ -39,9 +39,12 @@ final class AugmentationTests: XCTestCase {
         XCTAssertEqual(copy[0]!.joints[0].x, 0.8, accuracy: 1e-6)
         XCTAssertEqual(copy[1]!.joints[0].x, 0.3, accuracy: 1e-6)
         // A mirrored copy takes the paired label; copies without flip keep theirs.
-        let relabelled = ExampleBuilder.augment(base, with: [.flip], copies: 1, seed: 3, flippedLabel: [0: 1])
+        let relabelled = ExampleBuilder.augment(base, with: [.flip], copies: 1, seed: 3, flippedLabel: [0: (1, "b")])
         XCTAssertEqual(relabelled.map(\.label), [0, 1])
-        XCTAssertEqual(ExampleBuilder.augment(base, with: [.rotate(degrees: 5)], copies: 1, seed: 3, flippedLabel: [0: 1]).map(\.label), [0, 0])
+        // The record names the class y names (it said the original class before), and keeps where it came from.
+        XCTAssertEqual(relabelled.map(\.manifest.label), ["a", "b"])
+        XCTAssertEqual(relabelled[1].manifest.labelBeforeFlip, 0)
+        XCTAssertEqual(ExampleBuilder.augment(base, with: [.rotate(degrees: 5)], copies: 1, seed: 3, flippedLabel: [0: (1, "b")]).map(\.label), [0, 0])
         let a = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
         let b = ExampleBuilder.augment(base, with: [.rotate(degrees: 15), .drop(probability: 0.3)], copies: 2, seed: 9)
         XCTAssertEqual(a.map { $0.frames.map { $0.map { $0?.joints[3] } } }, b.map { $0.frames.map { $0.map { $0?.joints[3] } } })

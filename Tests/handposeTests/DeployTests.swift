@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 import TestSupport
 import XCTest
 
@@ -129,15 +130,23 @@ final class DeployTests: XCTestCase {
         XCTAssertTrue(plan.contains("hash of its relative path"))
     }
 
-    /// README's Requirements names the run-time packages the image and the tarball are built and tested with.
-    func testRequirementsNameTheRuntimePackages() throws {
+    /// README opens with `pip install` and the Python that loads keypoints into NumPy; its Requirements name
+    /// the three things users run without building (each holding the self-contained binary) and what that
+    /// binary needs of the system, and no longer send other distributions to build it themselves.
+    func testRequirementsNameWhatRunsWithoutBuilding() throws {
         let readme = try text("README.md")
+        let opening = readme.components(separatedBy: "\n## ").first ?? ""
+        let wheel = "handpose-\(KeypointFile.Tool.handpose.version)-py3-none-manylinux_2_34_x86_64.whl"
+        for line in ["pip install out/\(wheel)", "import handpose", "handpose.load(", "handpose.extract(", "handpose.load_export("] {
+            XCTAssertTrue(opening.contains(line), "README's opening shows \(line)")
+        }
         let requirements = readme.components(separatedBy: "## Requirements").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
         XCTAssertFalse(requirements.isEmpty, "README has a Requirements section")
-        for package in try text("scripts/runtime-packages.txt").split(separator: "\n") where !package.hasPrefix("#") {
-            XCTAssertTrue(requirements.contains(String(package)), "README's Requirements names \(package)")
+        for needed in ["make wheel", "make image", "make dist", "apptainer build", "Swift 6", "glibc 2.34", "manylinux_2_34"] {
+            XCTAssertTrue(requirements.contains(needed), needed)
         }
-        for needed in ["make image", "make dist", "apptainer build", "Swift 6"] { XCTAssertTrue(requirements.contains(needed), needed) }
+        XCTAssertFalse(readme.contains("build there"), "no distribution is told to build handpose itself")
+        XCTAssertFalse(requirements.contains("libavformat59"), "the shipped binary needs no FFmpeg package")
     }
 
     /// No file in deploy/ that no test runs or checks: each is named in a test's source.

@@ -71,4 +71,41 @@ final class ExtractJobsTests: XCTestCase {
         XCTAssertEqual(seen.count, jobs, "distinct worker processes over the run")
         XCTAssertEqual(mostAtOnce, jobs, "worker processes alive at once")
     }
+
+    /// SIGTERM, then SIGINT, to a running extract: each stops it (exit 130) with every finished file whole and
+    /// the summary printed, and the next run does the rest. The signals reach the pipeline through its own
+    /// listener thread, not Dispatch, whose pool monitor needs /proc (StopSignal).
+    func testSIGTERMAndSIGINTStopTheRunAndARerunResumes() throws {
+        let models = try ToolRunner.models()
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
+        let input = dir.appendingPathComponent("in"), output = dir.appendingPathComponent("out")
+        let clips = ToolRunner.root.appendingPathComponent("Samples/actions")
+        for copy in 0..<4 {
+            try FileManager.default.createDirectory(at: input.appendingPathComponent("c\(copy)"), withIntermediateDirectories: true)
+            for name in try FileManager.default.contentsOfDirectory(atPath: clips.path) where name.hasSuffix(".mp4") {
+                try FileManager.default.copyItem(at: clips.appendingPathComponent(name), to: input.appendingPathComponent("c\(copy)/\(name)"))
+            }
+        }
+        let total = 4 * 14
+        func done() -> Int { ((try? FileManager.default.subpathsOfDirectory(atPath: output.path)) ?? []).filter { $0.hasSuffix(".hands.json") }.count }
+        for sig in [SIGTERM, SIGINT] {
+            let log = dir.appendingPathComponent("log-\(sig)")
+            let before = done()
+            let pid = try ToolRunner.launch([binary, "extract", input.path, "-r", "-o", output.path, "--models", models, "--jobs", "2"], log: log)
+            // Once a file more is written (a guard of two minutes, not a timing test).
+            let deadline = Date().addingTimeInterval(120)
+            while done() < before + 2, Date() < deadline { usleep(10_000) }
+            kill(pid, sig)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            XCTAssertEqual((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), 130, "signal \(sig): \(text)")
+            XCTAssertTrue(text.contains("\(total) files:") && text.contains("interrupted"), text)
+            XCTAssertLessThan(done(), total, "stopped before the end")
+            XCTAssertFalse(((try? FileManager.default.subpathsOfDirectory(atPath: output.path)) ?? []).contains { $0.hasSuffix(".partial") })
+        }
+        let (code, text) = try ToolRunner.run(["extract", input.path, "-r", "-o", output.path, "--models", models])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertEqual(done(), total)
+    }
 }

@@ -5,7 +5,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 from typing import Callable, Iterable, List, Optional, Sequence, Union
 
 from ._errors import EXIT_CODES, BinaryNotFound, CommandError

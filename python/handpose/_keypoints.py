@@ -86,6 +86,12 @@ def _score(value: Any, path: str, where: str, what: str) -> float:
     return float(value)
 
 
+def _optional(item: dict, key: str, target: np.ndarray, at: tuple, read, *args) -> None:
+    """``target[at] = read(item[key], *args)`` when the item has the field (absent or null: left as it is)."""
+    if item.get(key) is not None:
+        target[at] = read(item[key], *args)
+
+
 def _int(value: Any, path: str, where: str, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or abs(value) > 2**31 - 1:
         raise FormatError(path, f"{what} must be a whole number within 32 bits, not {json.dumps(value)[:40]}", where)
@@ -157,19 +163,16 @@ def load(path: "str | os.PathLike[str]") -> Keypoints:
             landmarks[n, h] = _array(hand.get("landmarks"), (21, 3), path, where, "landmarks")
             if hand.get("world") is not None:
                 world[n, h] = _array(hand["world"], (21, 3), path, where, "world")
-            if hand.get("presence") is not None:
-                presence[n, h] = _score(hand["presence"], path, where, "presence")
+            _optional(hand, "presence", presence, (n, h), _score, path, where, "presence")
             handedness[n, h] = _score(hand.get("handedness"), path, where, "handedness")
             side = hand.get("chirality")
             if side not in ("left", "right"):
                 raise FormatError(path, f"chirality must be left or right, not {json.dumps(side)[:40]}", where)
             chirality[n, h] = 1 if side == "right" else 0
-            if hand.get("track") is not None:
-                track[n, h] = _int(hand["track"], path, where, "track")
+            _optional(hand, "track", track, (n, h), _int, path, where, "track")
             kind = hand.get("origin", "")
             origin[n, h] = ORIGINS.index(kind) if kind in ORIGINS else -1
-            if hand.get("person") is not None:
-                person[n, h] = _int(hand["person"], path, where, "person")
+            _optional(hand, "person", person, (n, h), _int, path, where, "person")
     mask = chirality >= 0
 
     bodies = _bodies(frames, index, path) if has_bodies else None
@@ -213,10 +216,8 @@ def _bodies(frames: list, index: np.ndarray, path: str) -> Bodies:
                     if ((values < 0) | (values > 1)).any():
                         raise FormatError(path, f"body {key} must be in 0..1", where)
                     target[n, p] = values
-            if body.get("score") is not None:
-                b.score[n, p] = _score(body["score"], path, where, "body score")
-            if body.get("track") is not None:
-                b.track[n, p] = _int(body["track"], path, where, "body track")
+            _optional(body, "score", b.score, (n, p), _score, path, where, "body score")
+            _optional(body, "track", b.track, (n, p), _int, path, where, "body track")
             b.mask[n, p] = True
     return b
 
@@ -235,9 +236,7 @@ def _faces(frames: list, index: np.ndarray, path: str) -> Faces:
                 raise FormatError(path, "a face must be an object", where)
             points = face.get("landmarks")
             out.landmarks[n, k] = _array(points, (N, 3), path, where, f"face landmarks (as the file's first face: {N} points)")
-            if face.get("presence") is not None:
-                out.presence[n, k] = _score(face["presence"], path, where, "face presence")
-            if face.get("person") is not None:
-                out.person[n, k] = _int(face["person"], path, where, "face person")
+            _optional(face, "presence", out.presence, (n, k), _score, path, where, "face presence")
+            _optional(face, "person", out.person, (n, k), _int, path, where, "face person")
             out.mask[n, k] = True
     return out

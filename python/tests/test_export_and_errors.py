@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import handpose
-from conftest import ROOT, run
+from conftest import run
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,10 @@
 import json
-import math
-import shutil
 
 import numpy as np
 import pytest
 
 import handpose
-from conftest import ROOT, run
+from conftest import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -19,10 +17,6 @@ def extracted(tmp_path_factory, binary, samples):
                      format=["json", "npz"], progress=lines.append)
     assert any("3 done" in l for l in lines), lines
     return out
-
-
-def npz_slots(z, name, mask):
-    return np.where(mask[..., None, None] if z[name].ndim == 4 else mask, z[name], np.nan)
 
 
 @pytest.mark.parametrize("name", ["grab_0.mp4", "montage_0.mp4", "fist_0.png"])
@@ -123,7 +117,7 @@ def test_malformed_files_raise_a_typed_error_naming_file_and_place(tmp_path, ext
     with pytest.raises(handpose.FormatError, match="whole number within 32 bits"):
         doc = json.loads(json.dumps(good)); doc["frames"][n]["hands"][0]["track"] = 2**63
         handpose.load(broken(tmp_path, doc))
-    path = broken(tmp_path, None, text.replace("0.", "NaN", 1) if False else text)
+    path = tmp_path / "broken.hands.json"
     path.write_bytes(text.encode()[:10] + b"\xff\xfe")
     with pytest.raises(handpose.FormatError, match="broken.hands.json"):
         handpose.load(path)

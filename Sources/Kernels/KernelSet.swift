@@ -66,6 +66,49 @@ public protocol KernelSet: Sendable {
                pixels: Range<Int>)
     /// Rows of a `[batch, K]` input, each to a row of `[batch, N]` output.
     func fullyConnected(_ fc: FullyConnected, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, batch: Int)
+
+    /// This variant's micro-kernels (scripts/generate-kernels.py writes them), for their tester and `bench kernels`.
+    var microKernels: [MicroKernel] { get }
+    /// Runs the gemm tile `kernel` alone on rows `rows` (at most its own row count) of weight panel `panel`:
+    /// `C[rows, panel's columns] = A * W` with the epilogue. False when this variant has no such tile.
+    func runGemmTile(_ kernel: String, a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights, panel: Int,
+                     c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) -> Bool
+    /// Runs the direct-convolution tile `kernel` alone on its pixels from output pixel `pixel`, which lie in one
+    /// output row with every tap inside the input horizontally. False when this variant has no such tile.
+    func runDirectTile(_ kernel: String, conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                       pixel: Int, epilogue: Epilogue) -> Bool
+    /// Runs `iterations` steps of twelve independent multiply-adds on the widest vectors this variant uses (no
+    /// memory touched): timed, the core's multiply-add peak. Returns a value the caller keeps so that the work stays.
+    func multiplyAddPeak(iterations: Int) -> Float
+    /// Multiply-adds one step of `multiplyAddPeak` performs.
+    var multiplyAddsPerPeakStep: Int { get }
+}
+
+/// One micro-kernel of a kernel set: a tile of one strategy, named by it (`gemm6x16`: six rows of sixteen
+/// columns; `direct8x8`: eight output pixels of eight channels).
+public struct MicroKernel: Sendable, Equatable {
+    public enum Strategy: String, Sendable {
+        /// Rows of `C = A * W` over packed weight panels, one broadcast of A per row and step.
+        case gemm
+        /// Output pixels of a convolution of few input channels, read in place.
+        case direct
+    }
+    public let name: String
+    public let strategy: Strategy
+    /// Rows of C (gemm) or output pixels (direct) one call computes.
+    public let rows: Int
+    /// Columns (output channels) one call computes.
+    public let columns: Int
+    /// Floats in each of its vectors.
+    public let lanes: Int
+
+    public init(name: String, strategy: Strategy, rows: Int, columns: Int, lanes: Int) {
+        self.name = name
+        self.strategy = strategy
+        self.rows = rows
+        self.columns = columns
+        self.lanes = lanes
+    }
 }
 
 extension KernelSet {

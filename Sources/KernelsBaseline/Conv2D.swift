@@ -1,8 +1,8 @@
 import Kernels
 
 /// `Conv2D` run: 1x1 stride-1 convolutions multiply the activation directly; with AVX-512 or AVX2,
-/// inputs of at most four channels into 17-32 outputs (the models' first layers, on RGB) are read in
-/// place (`DirectConv`); others gather patches (im2col) a tile of output pixels at a time into scratch.
+/// inputs of at most four channels into at most 8 or 17-32 outputs (the models' first layers, on RGB) are
+/// read in place (`DirectConv`); others gather patches (im2col) a tile of output pixels at a time into scratch.
 enum ConvKernel {
     @inline(__always)
     static func run(_ conv: Conv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, pixels: Range<Int>,
@@ -12,13 +12,8 @@ enum ConvKernel {
             Gemm.run(a: x, lda: conv.input.c, rows: pixels, weights: weights, c: y, ldc: output.c, epilogue: epilogue)
             return
         }
-        #if HANDPOSE_AVX512
-        if conv.input.c <= 4 && weights.panels == 2 {
-            DirectConv.run(conv, x: x, y: y, epilogue: epilogue, pixels: pixels)
-            return
-        }
-        #elseif HANDPOSE_AVX2
-        if conv.input.c <= 4 && weights.panels == 2 {
+        #if HANDPOSE_AVX512 || HANDPOSE_AVX2
+        if DirectConv.covers(conv) {
             DirectConv.run(conv, x: x, y: y, epilogue: epilogue, pixels: pixels)
             return
         }

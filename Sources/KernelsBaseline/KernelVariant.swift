@@ -52,4 +52,26 @@ public struct KernelVariant: KernelSet {
                                batch: Int) {
         FullyConnectedKernel.run(fc, x, y, batch: batch)
     }
+
+    public var microKernels: [MicroKernel] { MicroKernel.table(isa) }
+
+    public func runGemmTile(_ kernel: String, a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights, panel: Int,
+                            c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) -> Bool {
+        guard panel >= 0 && panel < weights.panels else { return false }
+        return gemmTile(kernel, a: a, lda: lda, row: rows.lowerBound, rowCount: rows.count, w: weights, panel: panel,
+                        c: c, ldc: ldc, epilogue: VectorEpilogue(epilogue))
+    }
+
+    public func runDirectTile(_ kernel: String, conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                              pixel: Int, epilogue: Epilogue) -> Bool {
+        let w = conv.window, outW = conv.output.w
+        let oy = pixel / outW, ox = pixel % outW
+        let iy0 = oy * w.sh - w.padTop
+        let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh), kyHi = max(kyLo, min(w.kh, (conv.input.h - iy0 + w.dh - 1) / w.dh))
+        return directTile(kernel, conv: conv, x: input, y: output, epilogue: VectorEpilogue(epilogue),
+                          pixel: pixel, ox: ox, iy0: iy0, ky: kyLo..<kyHi)
+    }
+
+    public func multiplyAddPeak(iterations: Int) -> Float { Peak.run(iterations: iterations) }
+    public var multiplyAddsPerPeakStep: Int { Peak.multiplyAddsPerStep }
 }

@@ -128,16 +128,6 @@ func clamp8(_ v: Float8, _ lo: Float8, _ hi: Float8) -> Float8 {
 }
 
 extension Activation {
-    /// The activation as a clamp: every fused activation the plan accepts is one (tanh is refused).
-    var bounds: (lo: Float, hi: Float) {
-        switch self {
-        case .none, .tanh: return (-.infinity, .infinity)
-        case .relu: return (0, .infinity)
-        case .relu6: return (0, 6)
-        case .reluN1To1: return (-1, 1)
-        }
-    }
-
     @inline(__always)
     func apply(_ v: Float8) -> Float8 {
         let b = bounds

@@ -69,14 +69,16 @@ final class KernelTests: XCTestCase {
 
     /// Convolutions of few input channels read in place (`DirectConv`) form each sum in the order the
     /// im2col + GEMM path does, so both give the same floats, in every variant; cases cover 1 to 4 input
-    /// channels, 17 to 32 outputs (partial second panels, AVX2's four- and two-pixel groups), strides,
-    /// dilation and row ends.
+    /// channels, up to 8 and 17 to 32 outputs (partial panels, the eight-pixel group, AVX2's four- and
+    /// two-pixel groups), strides, dilation and row ends.
     func testDirectConvEqualsIm2colAndGemmExactly() {
         var rng = SeededRandom(17)
         let cases: [(HWC, Int, Int, Int, Int, Padding)] = [
             (HWC(12, 19, 3), 3, 24, 2, 1, .same), (HWC(10, 21, 3), 5, 32, 2, 1, .same), (HWC(9, 14, 1), 3, 17, 1, 1, .same),
             (HWC(9, 15, 2), 5, 27, 1, 1, .same), (HWC(11, 13, 4), 3, 31, 2, 1, .valid), (HWC(13, 17, 3), 3, 20, 1, 2, .same),
             (HWC(8, 23, 3), 5, 25, 2, 1, .same),
+            // At most eight outputs (hand_recrop's first layer: 3x3/2, RGB to 8), eight pixels a group.
+            (HWC(12, 29, 3), 3, 8, 2, 1, .same), (HWC(9, 19, 3), 3, 5, 1, 1, .same), (HWC(7, 12, 2), 3, 8, 1, 1, .valid),
         ]
         for (i, (s, k, cout, stride, dilation, padding)) in cases.enumerated() {
             let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)

@@ -1,0 +1,111 @@
+import CPrefetch
+import Kernels
+
+extension Epilogue {
+    @inline(__always)
+    func apply(_ v: Float, row: Int, column: Int, ldc: Int) -> Float {
+        var v = activation.apply(v)
+        if let residual {
+            v += residual[row * ldc + column]
+            v = residualActivation.apply(v)
+        }
+        if let alpha, v < 0 { v *= alpha[column] }
+        return v
+    }
+}
+
+/// `min` in the tiles and their drivers: the optimiser left the standard library's a call there, to a
+/// specialisation every module emits under one name (see KernelVariantBuildTests).
+@_transparent
+func smaller(_ a: Int, _ b: Int) -> Int { a < b ? a : b }
+
+/// `VectorEpilogue` (declared in Kernels) applied to a row's vector of one tile.
+extension VectorEpilogue {
+    @inline(__always)
+    func apply(_ v: Float8, row: Int, column: Int, ldc: Int) -> Float8 {
+        var v = clamp8(v, lo, hi)
+        if let residual = epilogue.residual {
+            v = clamp8(v + load8(residual + (row &* ldc &+ column)), residualLo, residualHi)
+        }
+        if let alpha = epilogue.alpha { v = v.replacing(with: v * load8(alpha + column), where: v .< 0) }
+        return v
+    }
+
+    #if HANDPOSE_AVX512
+    @_transparent
+    func apply(_ v: SIMD16<Float>, row: Int, column: Int, ldc: Int) -> SIMD16<Float> {
+        var v = clamp16(v, bounds.lo, bounds.hi)
+        if let residual = epilogue.residual {
+            v = clamp16(v + load16(residual + (row &* ldc &+ column)), residualBounds.lo, residualBounds.hi)
+        }
+        if let alpha = epilogue.alpha { v = prelu16(v, load16(alpha + column)) }
+        return v
+    }
+    #endif
+}
+
+/// Storing a tile's accumulators through the epilogue, one row of one 16-column panel at a time (the
+/// generated tiles in MicroKernels.generated.swift call these).
+enum Tile {
+    /// Sixteen values of row `row` from column `col`, `width` of them kept.
+    @inline(__always)
+    static func store(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
+               c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        if width == 16 {
+            storeFull(v0, v1, row: row, col: col, c: c, ldc: ldc, epilogue: epilogue)
+        } else {
+            storePartial(v0, v1, row: row, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue)
+        }
+    }
+
+    /// Sixteen values of row `row` from column `col`, all kept. Straight-line (the optimiser leaves
+    /// `apply` a call here) and small, so that it inlines into the kernels: `store` with its partial
+    /// branch stayed a call, and a call spills every accumulator of the tile still to be stored.
+    @_transparent
+    static func storeFull(_ v0: Float8, _ v1: Float8, row: Int, col: Int,
+                               c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        var x = clamp8(v0, epilogue.lo, epilogue.hi), y = clamp8(v1, epilogue.lo, epilogue.hi)
+        if let residual = epilogue.epilogue.residual {
+            let r = residual + (row &* ldc &+ col)
+            x = clamp8(x + load8(r), epilogue.residualLo, epilogue.residualHi)
+            y = clamp8(y + load8(r + 8), epilogue.residualLo, epilogue.residualHi)
+        }
+        if let alpha = epilogue.epilogue.alpha {
+            x = x.replacing(with: x * load8(alpha + col), where: x .< 0)
+            y = y.replacing(with: y * load8(alpha + (col &+ 8)), where: y .< 0)
+        }
+        let out = c + (row &* ldc &+ col)
+        store8(x, out)
+        store8(y, out + 8)
+    }
+
+    /// Eight values of row `row` from column `col`, all kept (a last panel eight wide: 24-, 40-wide
+    /// layers), inlined as `storeFull` is.
+    @_transparent
+    static func storeEight(_ v: Float8, row: Int, col: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                                       epilogue: VectorEpilogue) {
+        var x = clamp8(v, epilogue.lo, epilogue.hi)
+        if let residual = epilogue.epilogue.residual {
+            x = clamp8(x + load8(residual + (row &* ldc &+ col)), epilogue.residualLo, epilogue.residualHi)
+        }
+        if let alpha = epilogue.epilogue.alpha { x = x.replacing(with: x * load8(alpha + col), where: x .< 0) }
+        store8(x, c + (row &* ldc &+ col))
+    }
+
+    /// A partial panel (the last of a layer whose width is not a multiple of 16): a full first half as a
+    /// vector, the rest one value at a time, only `width` columns touched. Out of line: it is rare.
+    @inline(never)
+    static func storePartial(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
+                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        let out = c + row * ldc + col
+        var j = 0
+        if width >= 8 {
+            store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
+            j = 8
+        }
+        while j < width {
+            out[j] = epilogue.epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
+            j += 1
+        }
+    }
+}

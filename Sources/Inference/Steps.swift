@@ -16,7 +16,7 @@ struct ConvStep: Step {
 
     var reads: [Int] { [input] + (residual.map { [$0] } ?? []) }
     var writes: [Int] { [output] }
-    var constants: [FloatBuffer] { [conv.weights.data, conv.weights.bias] + (alpha.map { [$0] } ?? []) }
+    var constants: [FloatBuffer] { [conv.weights.data, conv.weights.bias] + (conv.taps.map { [$0] } ?? []) + (alpha.map { [$0] } ?? []) }
     var scratchCount: Int { conv.scratchCount }
     var multiplyAdds: Int { conv.output.h * conv.output.w * conv.weights.k * conv.output.c }
     var description: String {

@@ -73,8 +73,9 @@ public protocol KernelSet: Sendable {
     /// `C[rows, panel's columns] = A * W` with the epilogue. False when this variant has no such tile.
     func runGemmTile(_ kernel: String, a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights, panel: Int,
                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) -> Bool
-    /// Runs the direct-convolution tile `kernel` alone on its pixels from output pixel `pixel`, which lie in one
-    /// output row with every tap inside the input horizontally. False when this variant has no such tile.
+    /// Runs the direct-convolution or dot tile `kernel` alone on its pixels from output pixel `pixel`, which lie
+    /// in one output row with every tap inside the input horizontally. False when this variant has no such tile
+    /// or it does not cover `conv`.
     func runDirectTile(_ kernel: String, conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
                        pixel: Int, epilogue: Epilogue) -> Bool
     /// Runs `iterations` steps of twelve independent multiply-adds on the widest vectors this variant uses (no
@@ -92,6 +93,8 @@ public struct MicroKernel: Sendable, Equatable {
         case gemm
         /// Output pixels of a convolution of few input channels, read in place.
         case direct
+        /// Output pixels of a convolution into one channel, products by input channel, summed at the end.
+        case dot
     }
     public let name: String
     public let strategy: Strategy

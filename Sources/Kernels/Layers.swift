@@ -99,7 +99,13 @@ public final class Conv2D {
         let k = window.kh * window.kw * input.c
         self.weights = PackedWeights(k: k, n: outputChannels, bias: bias) { kk, n in weights[n * k + kk] }
         isPointwise = window.kh == 1 && window.kw == 1 && window.sh == 1 && window.sw == 1 && window.padTop == 0 && window.padLeft == 0
+        // One output channel from a multiple of 8: its weights in k order, contiguous, for the dot tiles.
+        taps = outputChannels == 1 && input.c % 8 == 0 && !isPointwise ? FloatBuffer(Array(weights.prefix(k))) : nil
     }
+
+    /// With one output channel and a multiple of 8 input channels (not pointwise), the weights in k order
+    /// (ky, kx, ci), contiguous: the dot tiles read them eight channels at a time.
+    public let taps: FloatBuffer?
 
     /// Floats of scratch one thread needs (the most any kernel set uses).
     public var scratchCount: Int { isPointwise ? 0 : Self.tile * weights.k }

@@ -8,6 +8,7 @@ extension MicroKernel {
             MicroKernel(name: "gemm6x16", strategy: .gemm, rows: 6, columns: 16, lanes: 8),
             MicroKernel(name: "gemm6x8", strategy: .gemm, rows: 6, columns: 8, lanes: 8),
             MicroKernel(name: "gemm2x16", strategy: .gemm, rows: 2, columns: 16, lanes: 8),
+            MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
         ]
         case .avx2: return [
             MicroKernel(name: "gemm6x16", strategy: .gemm, rows: 6, columns: 16, lanes: 8),
@@ -16,6 +17,7 @@ extension MicroKernel {
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
             MicroKernel(name: "direct4x24", strategy: .direct, rows: 4, columns: 24, lanes: 8),
             MicroKernel(name: "direct2x32", strategy: .direct, rows: 2, columns: 32, lanes: 8),
+            MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
         ]
         case .avx512: return [
             MicroKernel(name: "gemm6x16", strategy: .gemm, rows: 6, columns: 16, lanes: 8),
@@ -24,6 +26,7 @@ extension MicroKernel {
             MicroKernel(name: "gemm12x16", strategy: .gemm, rows: 12, columns: 16, lanes: 16),
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
             MicroKernel(name: "direct4x32", strategy: .direct, rows: 4, columns: 32, lanes: 16),
+            MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
         ]
         }
     }

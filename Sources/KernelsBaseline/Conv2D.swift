@@ -2,7 +2,8 @@ import Kernels
 
 /// `Conv2D` run: 1x1 stride-1 convolutions multiply the activation directly; with AVX-512 or AVX2,
 /// inputs of at most four channels into at most 8 or 17-32 outputs (the models' first layers, on RGB) are
-/// read in place (`DirectConv`); others gather patches (im2col) a tile of output pixels at a time into scratch.
+/// read in place (`DirectConv`); so are those into one channel from a multiple of 8 (`DotConv`, every variant);
+/// others gather patches (im2col) a tile of output pixels at a time into scratch.
 enum ConvKernel {
     @inline(__always)
     static func run(_ conv: Conv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, pixels: Range<Int>,
@@ -10,6 +11,10 @@ enum ConvKernel {
         let weights = conv.weights, output = conv.output
         if conv.isPointwise {
             Gemm.run(a: x, lda: conv.input.c, rows: pixels, weights: weights, c: y, ldc: output.c, epilogue: epilogue)
+            return
+        }
+        if let taps = conv.taps {
+            DotConv.run(conv, taps: taps, x: x, y: y, epilogue: epilogue, pixels: pixels)
             return
         }
         #if HANDPOSE_AVX512 || HANDPOSE_AVX2

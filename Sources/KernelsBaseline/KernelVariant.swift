@@ -68,6 +68,9 @@ public struct KernelVariant: KernelSet {
         let oy = pixel / outW, ox = pixel % outW
         let iy0 = oy * w.sh - w.padTop
         let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh), kyHi = max(kyLo, min(w.kh, (conv.input.h - iy0 + w.dh - 1) / w.dh))
+        if kernel.hasPrefix("dot") {
+            return dotTile(kernel, conv: conv, x: input, y: output, epilogue: VectorEpilogue(epilogue), pixel: pixel, ox: ox, iy0: iy0, ky: kyLo..<kyHi)
+        }
         return directTile(kernel, conv: conv, x: input, y: output, epilogue: VectorEpilogue(epilogue),
                           pixel: pixel, ox: ox, iy0: iy0, ky: kyLo..<kyHi)
     }

@@ -198,6 +198,44 @@ enum GemmTiles {
     #endif
 }
 
+/// The one-output-channel convolution tiles (`DotConv.run` chooses them).
+enum DotTiles {
+    /// 8 pixels of a convolution into one channel: 8 accumulators of 8 input channels; each tap's
+    /// weight vector feeds one FMA a pixel. Every tap of the pixels lies inside the input horizontally; rows outside
+    /// it are not in `kys`. `cin` is a multiple of 8.
+    @inline(__always)
+    static func dot8(_ conv: Conv2D, taps: UnsafePointer<Float>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
+                       epilogue: VectorEpilogue, pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let window = conv.window, inW = conv.input.w
+        let step = window.sw &* cin, tapStep = window.dw &* cin, ix0 = ox &* window.sw &- window.padLeft
+        let s2 = step &* 2, s3 = step &* 3, s4 = step &* 4, s5 = step &* 5, s6 = step &* 6, s7 = step &* 7
+        var c0 = Float8(), c1 = Float8(), c2 = Float8(), c3 = Float8(), c4 = Float8(), c5 = Float8(), c6 = Float8(), c7 = Float8()
+        for ky in kys {
+            var tap = x + ((iy0 &+ ky &* window.dh) &* inW &+ ix0) &* cin
+            var q = taps + ky &* kw &* cin
+            for _ in 0..<kw {
+                var ci = 0
+                while ci < cin {
+                    let wv = load8(q + ci)
+                    c0 = fma8(c0, load8(tap + (ci)), wv)
+                    c1 = fma8(c1, load8(tap + (step &+ ci)), wv)
+                    c2 = fma8(c2, load8(tap + (s2 &+ ci)), wv)
+                    c3 = fma8(c3, load8(tap + (s3 &+ ci)), wv)
+                    c4 = fma8(c4, load8(tap + (s4 &+ ci)), wv)
+                    c5 = fma8(c5, load8(tap + (s5 &+ ci)), wv)
+                    c6 = fma8(c6, load8(tap + (s6 &+ ci)), wv)
+                    c7 = fma8(c7, load8(tap + (s7 &+ ci)), wv)
+                    ci &+= 8
+                }
+                q += cin
+                tap += tapStep
+            }
+        }
+        let sums = Float8(Tile.lanes(c0), Tile.lanes(c1), Tile.lanes(c2), Tile.lanes(c3), Tile.lanes(c4), Tile.lanes(c5), Tile.lanes(c6), Tile.lanes(c7))
+        Tile.storeOneChannel(sums + Float8(repeating: conv.weights.bias.pointer[0]), pixel: p, y: y, epilogue: epilogue)
+    }
+}
+
 #if HANDPOSE_AVX512 || HANDPOSE_AVX2
 /// The direct-convolution tiles (`DirectConv.run` chooses them).
 enum DirectTiles {
@@ -434,6 +472,19 @@ func gemmTile(_ name: String, a: UnsafePointer<Float>, lda: Int, row: Int, rowCo
     case "gemm12x16" where rowCount >= 1 && rowCount <= 12:
         GemmTiles.gemm12x16(a: a, lda: lda, row: row, rowCount: rowCount, w: w, panel: panel, next: next, c: c, ldc: ldc, epilogue: epilogue)
     #endif
+    default: return false
+    }
+    return true
+}
+
+/// Runs the dot tile `name` on the pixels from `pixel` (all in one output row, every tap inside the input
+/// horizontally); false when this build has no such tile or `conv` is not one it covers.
+func dotTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,
+             pixel: Int, ox: Int, iy0: Int, ky: Range<Int>) -> Bool {
+    guard let taps = conv.taps else { return false }
+    let (kw, cin) = (conv.window.kw, conv.input.c)
+    switch name {
+    case "dot8": DotTiles.dot8(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     default: return false
     }
     return true

@@ -108,4 +108,23 @@ enum Tile {
             j += 1
         }
     }
+
+    /// The sum of a vector's lanes in a fixed order, ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), the same in
+    /// every variant (a reduction the optimiser may reorder would differ between them).
+    @_transparent
+    static func lanes(_ v: Float8) -> Float {
+        ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]))
+    }
+
+    /// Eight consecutive pixels of a one-channel output from `pixel`, through the epilogue (its residual has the
+    /// output's layout; its one slope is for channel 0).
+    @_transparent
+    static func storeOneChannel(_ v: Float8, pixel: Int, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue) {
+        var x = clamp8(v, epilogue.lo, epilogue.hi)
+        if let residual = epilogue.epilogue.residual {
+            x = clamp8(x + load8(residual + pixel), epilogue.residualLo, epilogue.residualHi)
+        }
+        if let alpha = epilogue.epilogue.alpha { x = x.replacing(with: x * Float8(repeating: alpha[0]), where: x .< 0) }
+        store8(x, y + pixel)
+    }
 }

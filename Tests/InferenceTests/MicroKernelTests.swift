@@ -34,6 +34,7 @@ final class MicroKernelTests: XCTestCase {
             default: XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct4x32"], label)
             }
             XCTAssertEqual(names.contains("gemm12x16"), label.hasPrefix("avx512"), label)
+            XCTAssertTrue(names.contains("dot8"), label)
             var c: [Float] = [0]
             let refused = c.withUnsafeMutableBufferPointer { cp in
                 kernels.runGemmTile("gemm99x16", a: [0], lda: 1, rows: 0..<1, weights: PackedWeights(k: 1, n: 1, bias: nil) { _, _ in 0 },
@@ -44,9 +45,9 @@ final class MicroKernelTests: XCTestCase {
     }
 
     /// The epilogues every tile is tried with: none; ReLU6; a residual with its activation; PReLU; all three.
-    private static let epilogueKinds = ["none", "relu6", "residual", "prelu", "all"]
+    static let epilogueKinds = ["none", "relu6", "residual", "prelu", "all"]
 
-    private func epilogue(_ kind: String, residual: UnsafePointer<Float>, alpha: UnsafePointer<Float>) -> Epilogue {
+    func epilogue(_ kind: String, residual: UnsafePointer<Float>, alpha: UnsafePointer<Float>) -> Epilogue {
         var e = Epilogue(activation: kind == "relu6" || kind == "all" ? .relu6 : .none)
         if kind == "residual" || kind == "all" { e.residual = residual; e.residualActivation = .reluN1To1 }
         if kind == "prelu" || kind == "all" { e.alpha = alpha }
@@ -54,7 +55,7 @@ final class MicroKernelTests: XCTestCase {
     }
 
     /// The plain epilogue: activation, then the residual and its activation, then PReLU.
-    private func reference(_ sum: Float, _ e: Epilogue, index: Int, column: Int) -> Float {
+    func reference(_ sum: Float, _ e: Epilogue, index: Int, column: Int) -> Float {
         func clamp(_ v: Float, _ a: Activation) -> Float {
             switch a {
             case .relu: return max(v, 0)
@@ -70,7 +71,7 @@ final class MicroKernelTests: XCTestCase {
     }
 
     /// `acc + a * b` as the variant forms it.
-    private func step(_ acc: Float, _ a: Float, _ b: Float, fused: Bool) -> Float {
+    func step(_ acc: Float, _ a: Float, _ b: Float, fused: Bool) -> Float {
         fused ? acc.addingProduct(a, b) : acc + a * b
     }
 
@@ -193,6 +194,70 @@ final class MicroKernelTests: XCTestCase {
             }
         }
         print("direct tile cases: \(cases)")
+    }
+}
+
+extension MicroKernelTests {
+    /// Dot tiles: each pixel's products in eight lanes by input channel, tap after tap, the lanes summed in the
+    /// tiles' tree, the bias last; one output channel, so the outputs of the pixels are contiguous.
+    func testEveryDotTileMatchesThePlainLoop() {
+        var rng = SeededRandom(59)
+        var cases = 0
+        for kernels in TestedKernels.all {
+            let fused = kernels.isa != .baseline, label = TestedKernels.label(kernels)
+            for tile in kernels.microKernels where tile.strategy == .dot {
+                let shapes: [(HWC, Int, Int, Int, Padding)] = [
+                    (HWC(7, tile.rows + 6, 8), 3, 1, 1, .same), (HWC(6, tile.rows + 5, 16), 3, 1, 1, .same),
+                    (HWC(9, 2 * tile.rows + 9, 8), 5, 2, 1, .same), (HWC(6, tile.rows + 8, 8), 3, 1, 2, .valid),
+                ]
+                for (s, kk, stride, dilation, padding) in shapes {
+                    for kind in MicroKernelTests.epilogueKinds {
+                        let win = Window(input: s, kh: kk, kw: kk, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)
+                        let x = rng.floats(s.count), w = rng.floats(kk * kk * s.c), bias = rng.floats(1)
+                        let conv = Conv2D(input: s, outputChannels: 1, window: win, weights: w, bias: bias)
+                        let outW = win.outW, ox = (win.padLeft + stride - 1) / stride
+                        guard ox + tile.rows <= outW, (ox + tile.rows - 1) * stride - win.padLeft + (kk - 1) * dilation < s.w else {
+                            XCTFail("\(label) \(tile.name): shape \(s) too narrow for the tile"); continue
+                        }
+                        for oy in Set([0, win.outH / 2, win.outH - 1]).sorted() {
+                            cases += 1
+                            let pixel = oy * outW + ox
+                            let residual = Floats(rng.floats(conv.output.count)), alpha = Floats(rng.floats(16, in: 0...1))
+                            let e = epilogue(kind, residual: residual.pointer, alpha: alpha.pointer)
+                            var y = [Float](repeating: .nan, count: conv.output.count)
+                            let ran = y.withUnsafeMutableBufferPointer { yp in
+                                kernels.runDirectTile(tile.name, conv: conv, input: x, output: yp.baseAddress!, pixel: pixel, epilogue: e)
+                            }
+                            XCTAssertTrue(ran, "\(label) \(tile.name) did not run")
+                            var wrong = 0, outside = 0
+                            for p in 0..<(outW * win.outH) {
+                                guard (pixel..<(pixel + tile.rows)).contains(p) else {
+                                    if !y[p].isNaN { outside += 1 }
+                                    continue
+                                }
+                                var lanes = [Float](repeating: 0, count: 8)
+                                for ky in 0..<kk {
+                                    let iy = oy * stride - win.padTop + ky * dilation
+                                    guard iy >= 0, iy < s.h else { continue }
+                                    for kx in 0..<kk {
+                                        let ix = (p % outW) * stride - win.padLeft + kx * dilation
+                                        for ci in 0..<s.c {
+                                            lanes[ci % 8] = step(lanes[ci % 8], x[(iy * s.w + ix) * s.c + ci], w[(ky * kk + kx) * s.c + ci], fused: fused)
+                                        }
+                                    }
+                                }
+                                let sum = ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7])) + bias[0]
+                                if y[p] != reference(sum, e, index: p, column: 0) { wrong += 1 }
+                            }
+                            XCTAssertEqual(wrong, 0, "\(label) \(tile.name) \(s) k\(kk) s\(stride) row \(oy) \(kind): values differ from the plain loop")
+                            XCTAssertEqual(outside, 0, "\(label) \(tile.name) \(s) k\(kk) row \(oy) \(kind): wrote outside its pixels")
+                            withExtendedLifetime((residual, alpha)) {}
+                        }
+                    }
+                }
+            }
+        }
+        print("dot tile cases: \(cases)")
     }
 }
 

@@ -242,7 +242,8 @@ def dot(name, pixels):
     w("                tap += tapStep")
     w("            }")
     w("        }")
-    w("        let sums = Float8(" + ", ".join(f"Tile.lanes(c{i})" for i in range(pixels)) + ")")
+    assert pixels == 8, "the lanes of eight pixels are summed as one vector"
+    w("        let sums = Tile.lanes(" + ", ".join(f"c{i}" for i in range(pixels)) + ")")
     w("        Tile.storeOneChannel(sums + Float8(repeating: conv.weights.bias.pointer[0]), pixel: p, y: y, epilogue: epilogue)")
     w("    }")
     return out

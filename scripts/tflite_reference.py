@@ -2,7 +2,7 @@
 """Reference runs of the official TFLite interpreter (ai-edge-litert), for parity tests and benchmarks.
 
   run MODEL INPUT.f32 OUTDIR    run once on raw float32 input; write OUTDIR/<i>.f32 for each output
-  bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms}
+  bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms, times_ms}
 """
 import json, sys, time
 import numpy as np
@@ -35,7 +35,8 @@ def main():
         for _ in range(runs):
             t = time.perf_counter(); it.invoke(); times.append((time.perf_counter() - t) * 1000)
         times.sort()
-        print(json.dumps({"median_ms": times[len(times) // 2], "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))]}))
+        print(json.dumps({"median_ms": times[len(times) // 2], "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))],
+                          "times_ms": times}))
     else:
         sys.exit(f"unknown command {cmd}")
 

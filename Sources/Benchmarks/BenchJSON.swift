@@ -17,9 +17,25 @@ public enum BenchJSON {
         public var xnnpackP90Ms: Double?
         /// Ours over XNNPACK's median.
         public var ratio: Double?
+        /// The spread of the rounds' medians (median and p90 are over every run of every round): the
+        /// fastest round's median is `roundP10Ms`'s lower bound, and with 5 rounds p10 and p90 are the
+        /// fastest and slowest round's.
+        public var roundP10Ms: Double?
+        public var roundP90Ms: Double?
+        public var xnnpackRoundP10Ms: Double?
+        public var xnnpackRoundP90Ms: Double?
+        /// The largest of the rounds' ours/XNNPACK ratios (each round times both, one after the other).
+        public var worstRoundRatio: Double?
 
         public init(model: String, threads: Int, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
-                    xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil) {
+                    xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil,
+                    roundP10Ms: Double? = nil, roundP90Ms: Double? = nil, xnnpackRoundP10Ms: Double? = nil,
+                    xnnpackRoundP90Ms: Double? = nil, worstRoundRatio: Double? = nil) {
+            self.roundP10Ms = roundP10Ms
+            self.roundP90Ms = roundP90Ms
+            self.xnnpackRoundP10Ms = xnnpackRoundP10Ms
+            self.xnnpackRoundP90Ms = xnnpackRoundP90Ms
+            self.worstRoundRatio = worstRoundRatio
             self.model = model
             self.threads = threads
             self.isa = isa
@@ -112,6 +128,8 @@ public enum BenchJSON {
     struct ReferenceTiming: Codable {
         var medianMs: Double
         var p90Ms: Double
+        /// Every timed run's milliseconds.
+        var timesMs: [Double]?
     }
 
     /// `scripts/mediapipe_bench.py`: what MediaPipe read and found, to check the runs are comparable.

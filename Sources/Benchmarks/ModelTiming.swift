@@ -51,10 +51,12 @@ public struct ModelTiming {
 
     /// Times every model and thread count in each of `rounds` rounds, ours and the reference alternating,
     /// so the rounds of one model lie minutes apart and a burst of load on a shared machine cannot fall
-    /// on all of them (nor on one side only). Each row holds the best round's median, and its p90.
+    /// on all of them (nor on one side only). Each row holds the median and p90 of every run of every round,
+    /// the p10 and p90 of the rounds' medians (how much a round's figure moves), and the worst round's ratio.
     public func measure(rounds: Int, progress: (BenchProgress) -> Void) throws(BenchmarkError) -> [BenchJSON.ModelRow] {
-        var ours = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
-        var ref = [(median: Double, p90: Double)?](repeating: nil, count: cases.count)
+        var ours = [[Double]](repeating: [], count: cases.count), ourRounds = ours
+        var ref = [[Double]](repeating: [], count: cases.count), refRounds = ref
+        var ratios = [[Double]](repeating: [], count: cases.count)
         for round in 0..<rounds {
             for (i, c) in cases.enumerated() {
                 var times: [Double] = []
@@ -63,25 +65,35 @@ public struct ModelTiming {
                     try attempt(BenchmarkError.engine) { try c.plan.run(c.input) }
                     times.append(milliseconds(since: start))
                 }
-                let timings = Timings(times)
-                let median = timings.median, p90 = timings.percentile(0.9)
-                if median < ours[i]?.median ?? .infinity { ours[i] = (median, p90) }
-                if let reference, let r = referenceTiming(reference, model: c.path, threads: c.threads, progress: progress),
-                   r.median < ref[i]?.median ?? .infinity { ref[i] = r }
+                let median = Timings(times).median
+                ours[i] += times
+                ourRounds[i].append(median)
+                if let reference, let times = referenceTiming(reference, model: c.path, threads: c.threads, progress: progress) {
+                    let referenceMedian = Timings(times).median
+                    ref[i] += times
+                    refRounds[i].append(referenceMedian)
+                    ratios[i].append(median / referenceMedian)
+                }
                 progress(.modelTimed(round: round + 1, model: c.name, threads: c.threads, medianMs: median))
             }
         }
         return cases.enumerated().map { i, c in
-            let (median, p90) = ours[i]!
-            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: p90,
+            let all = Timings(ours[i]), perRound = Timings(ourRounds[i])
+            let reference = ref[i].isEmpty ? nil : (all: Timings(ref[i]), perRound: Timings(refRounds[i]))
+            let median = all.median
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
                                       gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
-                                      xnnpackMedianMs: ref[i]?.median, xnnpackP90Ms: ref[i]?.p90, ratio: ref[i].map { median / $0.median })
+                                      xnnpackMedianMs: reference?.all.median, xnnpackP90Ms: reference?.all.percentile(0.9),
+                                      ratio: reference.map { median / $0.all.median },
+                                      roundP10Ms: perRound.lowerPercentile(0.1), roundP90Ms: perRound.percentile(0.9),
+                                      xnnpackRoundP10Ms: reference?.perRound.lowerPercentile(0.1), xnnpackRoundP90Ms: reference?.perRound.percentile(0.9),
+                                      worstRoundRatio: ratios[i].max())
         }
     }
 
-    /// The official interpreter's median and p90 for one model, or nil when it fails (its columns stay empty).
+    /// The official interpreter's times of one model's runs (milliseconds), or nil when it fails (its columns stay empty).
     private func referenceTiming(_ reference: (python: String, script: URL), model: String, threads: Int,
-                                 progress: (BenchProgress) -> Void) -> (median: Double, p90: Double)? {
+                                 progress: (BenchProgress) -> Void) -> [Double]? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: reference.python)
         p.arguments = [reference.script.path, "bench", model, "\(threads)", "\(runs)"]
@@ -93,7 +105,8 @@ public struct ModelTiming {
         }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard p.terminationStatus == 0, let timing = try? BenchJSON.decoder.decode(BenchJSON.ReferenceTiming.self, from: data) else { return nil }
-        return (timing.medianMs, timing.p90Ms)
+        guard p.terminationStatus == 0, let timing = try? BenchJSON.decoder.decode(BenchJSON.ReferenceTiming.self, from: data),
+              let times = timing.timesMs, !times.isEmpty else { return nil }
+        return times
     }
 }

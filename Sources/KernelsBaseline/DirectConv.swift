@@ -21,51 +21,25 @@ enum DirectConv {
 
     static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>) {
         let epilogue = VectorEpilogue(plain)
-        let w = conv.window, inW = conv.input.w, inH = conv.input.h, outW = conv.output.w
         #if HANDPOSE_AVX512
         let choice: Choice = conv.weights.n <= 8 ? .eight : .wide
         #else
         let choice: Choice = conv.weights.n <= 8 ? .eight : (conv.weights.n <= 24 ? .wide24 : .wide32)
         #endif
         let groupSize = choice == .eight ? 8 : (choice == .wide32 ? 2 : 4)
-        // Output columns whose taps all lie inside the input horizontally.
-        let oxFirst = min(outW, (w.padLeft + w.sw - 1) / w.sw)
-        let oxEnd = max(oxFirst, min(outW, (inW - (w.kw - 1) * w.dw + w.padLeft - 1) / w.sw + 1))
-        var p = pixels.lowerBound
-        while p < pixels.upperBound {
-            let oy = p / outW, ox = p % outW
-            let iy0 = oy * w.sh - w.padTop
-            let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh)
-            let kyHi = max(kyLo, min(w.kh, (inH - iy0 + w.dh - 1) / w.dh))
-            let rowEnd = min(pixels.upperBound, p - ox + outW)
-            // The end of the pixels a group may cover in this row, and where this call's part of the row
-            // starts. A row's last group that would run past the end is moved back to end there: it
-            // recomputes a few pixels this call already wrote, to the same bits (every pixel's sum is formed
-            // in the same order, whichever path forms it), rather than leave up to seven of them to
-            // `single`, which is eight times slower a pixel (the landmark models' first layer: 4 of every
-            // 112 pixels, a quarter of the layer's time).
-            let groupEnd = min(oxEnd, ox + rowEnd - p), ownFirst = max(oxFirst, ox - (p - pixels.lowerBound))
-            if ox >= oxFirst && ox + groupSize > groupEnd && ox < groupEnd && groupEnd - groupSize >= ownFirst {
-                let back = ox + groupSize - groupEnd
-                p -= back
-                continue
+        let (kw, cin, window, inW) = (conv.window.kw, conv.input.c, conv.window, conv.input.w)
+        ConvRows.walk(conv, pixels: pixels, groupSize: groupSize, group: { p, ox, iy0, ky in
+            // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
+            if kw == 3 && cin == 3 { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: 3, cin: 3) }
+            else if kw == 5 && cin == 3 { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: 5, cin: 3) }
+            else { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin) }
+        }, single: { p, ox, iy0, ky in
+            let ix0 = ox * window.sw - window.padLeft
+            let kxLo = max(0, (-ix0 + window.dw - 1) / window.dw), kxHi = max(kxLo, min(window.kw, (inW - ix0 + window.dw - 1) / window.dw))
+            for panel in 0..<conv.weights.panels {
+                single(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kx: kxLo..<kxHi, panel: panel)
             }
-            if ox >= oxFirst && ox + groupSize <= groupEnd {
-                // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
-                let (kw, cin) = (w.kw, conv.input.c)
-                if kw == 3 && cin == 3 { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 3) }
-                else if kw == 5 && cin == 3 { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 5, cin: 3) }
-                else { group(choice, conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: kw, cin: cin) }
-                p += groupSize
-            } else {
-                let ix0 = ox * w.sw - w.padLeft
-                let kxLo = max(0, (-ix0 + w.dw - 1) / w.dw), kxHi = max(kxLo, min(w.kw, (inW - ix0 + w.dw - 1) / w.dw))
-                for panel in 0..<conv.weights.panels {
-                    single(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kx: kxLo..<kxHi, panel: panel)
-                }
-                p += 1
-            }
-        }
+        })
     }
 
     /// One group of pixels in the chosen tile.

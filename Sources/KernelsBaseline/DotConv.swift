@@ -12,30 +12,17 @@ enum DotConv {
     static func run(_ conv: Conv2D, taps: FloatBuffer, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue,
                     pixels: Range<Int>) {
         let epilogue = VectorEpilogue(plain)
-        let w = conv.window, inW = conv.input.w, inH = conv.input.h, outW = conv.output.w
-        // Output columns whose taps all lie inside the input horizontally.
-        let oxFirst = min(outW, (w.padLeft + w.sw - 1) / w.sw)
-        let oxEnd = max(oxFirst, min(outW, (inW - (w.kw - 1) * w.dw + w.padLeft - 1) / w.sw + 1))
-        var p = pixels.lowerBound
-        while p < pixels.upperBound {
-            let oy = p / outW, ox = p % outW
-            let iy0 = oy * w.sh - w.padTop
-            let kyLo = max(0, (-iy0 + w.dh - 1) / w.dh)
-            let kyHi = max(kyLo, min(w.kh, (inH - iy0 + w.dh - 1) / w.dh))
-            let groupEnd = min(oxEnd, ox + min(pixels.upperBound, p - ox + outW) - p)
-            if ox >= oxFirst && ox + groupSize <= groupEnd {
-                if w.kw == 3 && conv.input.c == 8 {
-                    DotTiles.dot8(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi, kw: 3, cin: 8)
-                } else {
-                    DotTiles.dot8(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi,
-                                  kw: w.kw, cin: conv.input.c)
-                }
-                p += groupSize
+        let (kw, cin) = (conv.window.kw, conv.input.c)
+        ConvRows.walk(conv, pixels: pixels, groupSize: groupSize, group: { p, ox, iy0, ky in
+            // The segmentation head (3x3, 8 channels), specialised so the tap loops unroll.
+            if kw == 3 && cin == 8 {
+                DotTiles.dot8(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: 3, cin: 8)
             } else {
-                single(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: kyLo..<kyHi)
-                p += 1
+                DotTiles.dot8(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
             }
-        }
+        }, single: { p, ox, iy0, ky in
+            single(conv, taps: taps.pointer, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky)
+        })
     }
 
     /// One pixel, taps outside the input skipped, its lanes summed as the tiles sum them.

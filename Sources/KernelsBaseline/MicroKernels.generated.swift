@@ -231,7 +231,7 @@ enum DotTiles {
                 tap += tapStep
             }
         }
-        let sums = Float8(Tile.lanes(c0), Tile.lanes(c1), Tile.lanes(c2), Tile.lanes(c3), Tile.lanes(c4), Tile.lanes(c5), Tile.lanes(c6), Tile.lanes(c7))
+        let sums = Tile.lanes(c0, c1, c2, c3, c4, c5, c6, c7)
         Tile.storeOneChannel(sums + Float8(repeating: conv.weights.bias.pointer[0]), pixel: p, y: y, epilogue: epilogue)
     }
 }

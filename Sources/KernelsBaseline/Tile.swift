@@ -116,6 +116,28 @@ enum Tile {
         ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]))
     }
 
+    /// `lanes` of eight vectors at once, the sums as one vector: the same additions in the same order, done
+    /// four or eight pixels a vector (a lane at a time, the sums cost more than the products of a 3x3 tap).
+    @_transparent
+    static func lanes(_ a0: Float8, _ a1: Float8, _ a2: Float8, _ a3: Float8, _ a4: Float8, _ a5: Float8, _ a6: Float8, _ a7: Float8) -> Float8 {
+        // Lanes 0-3 plus 4-7 of each vector, two vectors a result: [p q r s | p q r s] (p = 0+4, r = 2+6).
+        let u01 = foldHalves(a0, a1), u23 = foldHalves(a2, a3), u45 = foldHalves(a4, a5), u67 = foldHalves(a6, a7)
+        // p + r and q + s of each, four vectors a result.
+        let v0 = foldPairs(u01, u23), v1 = foldPairs(u45, u67)
+        // (p + r) + (q + s) of each, all eight.
+        return Float8(v0[0], v0[2], v0[4], v0[6], v1[0], v1[2], v1[4], v1[6]) + Float8(v0[1], v0[3], v0[5], v0[7], v1[1], v1[3], v1[5], v1[7])
+    }
+
+    @_transparent
+    static func foldHalves(_ x: Float8, _ y: Float8) -> Float8 {
+        Float8(x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]) + Float8(x[4], x[5], x[6], x[7], y[4], y[5], y[6], y[7])
+    }
+
+    @_transparent
+    static func foldPairs(_ x: Float8, _ y: Float8) -> Float8 {
+        Float8(x[0], x[1], x[4], x[5], y[0], y[1], y[4], y[5]) + Float8(x[2], x[3], x[6], x[7], y[2], y[3], y[6], y[7])
+    }
+
     /// Eight consecutive pixels of a one-channel output from `pixel`, through the epilogue (its residual has the
     /// output's layout; its one slope is for channel 0).
     @_transparent

@@ -7,7 +7,7 @@ import Foundation
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure handpose's speed, beside the reference implementations when available.",
-        subcommands: [BenchModels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self, BenchComplete.self, BenchHolistic.self]
+        subcommands: [BenchModels.self, BenchKernels.self, BenchExtract.self, BenchDecode.self, BenchProfile.self, BenchComplete.self, BenchHolistic.self]
     )
 
     /// `body`'s result; a failure of the measurement is a failure to run: one sentence, exit 3, no usage text.
@@ -36,8 +36,8 @@ extension RuntimeFailure {
 struct BenchModels: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
-        abstract: "Time each model (the four hand models, then the body's two) with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
-        discussion: "Prints the kernels that ran (the best instruction set this CPU runs; HANDPOSE_MAX_ISA=baseline|avx2|avx512 caps it), median and p90 milliseconds, GFLOP/s (2 x multiply-adds / median) and our/XNNPACK ratio (below 1 is faster)."
+        abstract: "Time each model (the four hand models, the body's two, the three Holistic adds) with our engine on 1 thread and on all cores; with --reference, TFLite's XNNPACK too.",
+        discussion: "Prints the kernels that ran (the best instruction set this CPU runs; HANDPOSE_MAX_ISA=baseline|avx2|avx512 caps it), the median milliseconds over every run of every round, the p10-p90 of the rounds' medians (how far one round's figure moves; with 5 rounds, the fastest and slowest), GFLOP/s (2 x multiply-adds / median), the same for XNNPACK, the ratio of the medians and the worst round's ratio (below 1 is faster)."
     )
 
     @Option(help: "Only this thread count (default: 1 and all cores).")
@@ -46,7 +46,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "Timed runs per model and thread count (after 3 warm-up runs).")
     var runs = 30
 
-    @Option(help: "Rounds; each times every model and thread count in turn, ours and the reference alternating, and the best round's median counts, so a burst of load on a shared machine falls neither on one side only nor on every round of one model.")
+    @Option(help: "Rounds; each times every model and thread count in turn, ours and the reference alternating, so a burst of load on a shared machine falls neither on one side only nor on every round of one model; the spread of the rounds' medians is reported.")
     var rounds = 3
 
     @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
@@ -55,7 +55,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
     var reference: String?
 
-    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), median_ms, p90_ms, gflops, and xnnpack_median_ms, ratio with --reference.")
+    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), median_ms, p90_ms, round_p10_ms, round_p90_ms, gflops, and xnnpack_median_ms, xnnpack_round_p10_ms, xnnpack_round_p90_ms, ratio, worst_round_ratio with --reference.")
     var json = false
 
     func validate() throws {
@@ -82,11 +82,37 @@ struct BenchModels: ParsableCommand {
             print(try BenchJSON.text(rows))
             return
         }
-        var table = [["model", "threads", "kernels", "median ms", "p90 ms", "GFLOP/s", "arena MiB", "XNNPACK ms", "ours/XNNPACK"]]
+        var table = [["model", "threads", "kernels", "median ms", "rounds p10-p90", "GFLOP/s", "arena MiB", "XNNPACK ms",
+                      "XNNPACK rounds", "ours/XNNPACK", "worst round"]]
         for r in rows {
             func f(_ v: Double?, _ fmt: String = "%.2f") -> String { v.map { String(format: fmt, $0) } ?? "-" }
-            table.append([r.model, "\(r.threads)", r.isa, f(r.medianMs), f(r.p90Ms), f(r.gflops, "%.1f"),
-                          f(r.arenaMib), f(r.xnnpackMedianMs), f(r.ratio)])
+            func spread(_ lo: Double?, _ hi: Double?) -> String { lo.flatMap { l in hi.map { String(format: "%.2f-%.2f", l, $0) } } ?? "-" }
+            table.append([r.model, "\(r.threads)", r.isa, f(r.medianMs), spread(r.roundP10Ms, r.roundP90Ms), f(r.gflops, "%.1f"),
+                          f(r.arenaMib), f(r.xnnpackMedianMs), spread(r.xnnpackRoundP10Ms, r.xnnpackRoundP90Ms), f(r.ratio), f(r.worstRoundRatio)])
+        }
+        print(Table.render(table))
+    }
+}
+
+struct BenchKernels: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kernels",
+        abstract: "Time every micro-kernel of every kernel variant this CPU runs, alone on a problem in the L1 cache, against the core's multiply-add peak.",
+        discussion: "The peak is twelve independent fused multiply-adds on the variant's widest vectors, no memory: what the core's FMA units do at the clock it runs at. Each figure is the best of five measurements.")
+
+    @Flag(help: "Print a JSON array: isa, kernel, strategy, multiply_adds, gflops, peak_gflops, of_peak.")
+    var json = false
+
+    func run() throws {
+        let rows = try Bench.measuring { () throws(BenchmarkError) in try KernelTiming().measure() }
+        if json {
+            print(try BenchJSON.text(rows))
+            return
+        }
+        var table = [["kernels", "micro-kernel", "strategy", "GFLOP/s", "peak GFLOP/s", "of peak"]]
+        for r in rows {
+            table.append([r.isa, r.kernel, r.strategy, String(format: "%.1f", r.gflops), String(format: "%.1f", r.peakGflops),
+                          String(format: "%.0f%%", 100 * r.ofPeak)])
         }
         print(Table.render(table))
     }

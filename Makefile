@@ -63,6 +63,8 @@ run: build
 # frames/s, CPU time per frame and peak memory of each, and handpose's time split by stage. Then each
 # model's fused blocks against the same plan unfused (equal outputs), on one thread and on every core.
 bench: build bench-setup parity
+	$(BIN) probe --cpu
+	$(BIN) bench kernels
 	$(BIN) bench models --runs 30 --rounds 5 --reference $(PY)
 	for m in palm_detection_full hand_landmark_full palm_detection_lite hand_landmark_lite; do \
 	  for t in 1 $$(nproc); do $(BIN) bench profile Models/$$m.tflite --threads $$t --against-unfused --runs 300 || exit 1; done; done

@@ -29,9 +29,7 @@ public struct KernelTiming {
         var rows: [Row] = []
         for isa in isas ?? KernelSelection.runnable {
             let kernels = try attempt(BenchmarkError.engine) { try KernelSelection.kernels(isa) }
-            let peakRate = best(repeats: repeats, seconds: seconds, work: Double(kernels.multiplyAddsPerPeakStep) * 100_000) {
-                _ = kernels.multiplyAddPeak(iterations: 100_000)
-            }
+            let peakRate = try peakGflops(isa, seconds: seconds, repeats: repeats) * 1e9 / 2
             for tile in kernels.microKernels {
                 let (macs, call) = Self.problem(tile, kernels: kernels)
                 let rate = best(repeats: repeats, seconds: seconds, work: Double(macs)) { call() }
@@ -40,6 +38,14 @@ public struct KernelTiming {
             }
         }
         return rows
+    }
+
+    /// The multiply-add peak of the variant built for `isa` on this core, in GFLOP/s (2 x multiply-adds a second).
+    public func peakGflops(_ isa: ISA, seconds: Double = 0.05, repeats: Int = 5) throws(BenchmarkError) -> Double {
+        let kernels = try attempt(BenchmarkError.engine) { try KernelSelection.kernels(isa) }
+        return 2 * best(repeats: repeats, seconds: seconds, work: Double(kernels.multiplyAddsPerPeakStep) * 100_000) {
+            _ = kernels.multiplyAddPeak(iterations: 100_000)
+        } / 1e9
     }
 
     /// Multiply-adds a second of `body` (doing `work` each call), the best of `repeats` measurements of about

@@ -1,10 +1,12 @@
 // CPUID and XGETBV, as the Intel SDM (vol. 2A, CPUID; vol. 1, 13.2 and 15.2) defines them: a level counts only
 // when the CPU reports every extension of it and the OS has enabled the register state it needs in XCR0.
 #include "cpu_features.h"
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <stdint.h>
+#include <string.h>
 
 static uint64_t xcr0(void) {
     uint32_t eax, edx;
@@ -37,7 +39,62 @@ handpose_cpu_levels handpose_read_cpu_levels(void) {
     levels.x86_64v4 = levels.x86_64v3 && zmm && avx512f && avx512bw && avx512cd && avx512dq && avx512vl;
     return levels;
 }
+
+/// The data and unified caches a descriptor leaf (4 or 0x8000001D) lists, subleaf by subleaf until type 0.
+static void read_cache_leaf(unsigned leaf, handpose_cpu_identity *id) {
+    for (unsigned i = 0; i < 16; i++) {
+        unsigned a, b, c, d;
+        __cpuid_count(leaf, i, a, b, c, d);
+        const unsigned type = a & 0x1f, level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;  // instructions
+        const unsigned long long bytes = (unsigned long long)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * ((unsigned long long)c + 1);
+        const unsigned kib = (unsigned)(bytes / 1024);
+        if (level == 1) id->l1d_kib = kib;
+        else if (level == 2) id->l2_kib = kib;
+        else if (level == 3) id->l3_kib = kib;
+    }
+}
+
+handpose_cpu_identity handpose_read_cpu_identity(void) {
+    handpose_cpu_identity id;
+    memset(&id, 0, sizeof id);
+    unsigned a, b, c, d;
+    const unsigned max = __get_cpuid_max(0, 0);
+    __cpuid(0, a, b, c, d);
+    memcpy(id.vendor, &b, 4); memcpy(id.vendor + 4, &d, 4); memcpy(id.vendor + 8, &c, 4);
+    if (max >= 1) {
+        __cpuid(1, a, b, c, d);
+        const unsigned base = (a >> 8) & 0xf, ext = (a >> 20) & 0xff;
+        id.family = base == 0xf ? base + ext : base;
+        id.model = ((a >> 4) & 0xf) | ((base == 0x6 || base == 0xf) ? ((a >> 16) & 0xf) << 4 : 0);
+        id.stepping = a & 0xf;
+    }
+    const unsigned ext_max = __get_cpuid_max(0x80000000u, 0);
+    if (ext_max >= 0x80000004u) {
+        unsigned words[12];
+        for (unsigned i = 0; i < 3; i++) __cpuid(0x80000002u + i, words[4 * i], words[4 * i + 1], words[4 * i + 2], words[4 * i + 3]);
+        memcpy(id.brand, words, 48);
+        id.brand[48] = 0;
+    }
+    const bool amd = strcmp(id.vendor, "AuthenticAMD") == 0 || strcmp(id.vendor, "HygonGenuine") == 0;
+    bool topology = false;
+    if (amd && ext_max >= 0x80000001u) { __cpuid(0x80000001u, a, b, c, d); topology = c & (1u << 22); }
+    if (amd && topology && ext_max >= 0x8000001du) read_cache_leaf(0x8000001du, &id);
+    else if (!amd && max >= 4) read_cache_leaf(4, &id);
+    if (amd && id.l2_kib == 0 && ext_max >= 0x80000006u) {
+        __cpuid(0x80000005u, a, b, c, d); id.l1d_kib = c >> 24;
+        __cpuid(0x80000006u, a, b, c, d); id.l2_kib = c >> 16; id.l3_kib = (d >> 18) * 512;
+    }
+    return id;
+}
 #else
+handpose_cpu_identity handpose_read_cpu_identity(void) {
+    handpose_cpu_identity id;
+    memset(&id, 0, sizeof id);
+    return id;
+}
+
 handpose_cpu_levels handpose_read_cpu_levels(void) {
     handpose_cpu_levels levels = {false, false};
     return levels;

@@ -29,11 +29,7 @@ public enum ISA: String, CaseIterable, Comparable, Sendable {
 /// What the CPU reports, read once with CPUID, with XGETBV's word that the operating system enables the
 /// AVX and AVX-512 register state (CCPUFeatures; no file is read, so it works without /proc).
 enum HostCPU {
-    struct Features { var x86_64v3 = false, x86_64v4 = false }
-    static let features: Features = {
-        let levels = handpose_read_cpu_levels()
-        return Features(x86_64v3: levels.x86_64v3, x86_64v4: levels.x86_64v4)
-    }()
+    static var features: CPUDescription { .host }
 }
 
 /// The operations whose speed depends on the instruction set: one implementation per `ISA`, each

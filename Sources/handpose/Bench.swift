@@ -1,6 +1,7 @@
 import ArgumentParser
 import Benchmarks
 import Foundation
+import Inference
 
 /// `handpose bench`: speed measurements (never tests: no limits, just figures and ratios). The
 /// measuring is the `Benchmarks` library's; the commands read flags, print and choose exit codes.
@@ -82,6 +83,7 @@ struct BenchModels: ParsableCommand {
             print(try BenchJSON.text(rows))
             return
         }
+        print("CPU: \(CPUDescription.host.summary)")
         var table = [["model", "threads", "kernels", "median ms", "rounds p10-p90", "GFLOP/s", "arena MiB", "XNNPACK ms",
                       "XNNPACK rounds", "ours/XNNPACK", "worst round"]]
         for r in rows {
@@ -109,6 +111,7 @@ struct BenchKernels: ParsableCommand {
             print(try BenchJSON.text(rows))
             return
         }
+        print("CPU: \(CPUDescription.host.summary)")
         var table = [["kernels", "micro-kernel", "strategy", "GFLOP/s", "peak GFLOP/s", "of peak"]]
         for r in rows {
             table.append([r.isa, r.kernel, r.strategy, String(format: "%.1f", r.gflops), String(format: "%.1f", r.peakGflops),

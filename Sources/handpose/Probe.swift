@@ -1,6 +1,8 @@
 import ArgumentParser
+import Benchmarks
 import Crypto
 import Foundation
+import Inference
 import VideoIO
 
 /// `handpose probe`: stream facts of clips and images.
@@ -11,7 +13,11 @@ struct Probe: ParsableCommand {
     )
 
     @Argument(help: "Clips or images to probe.", completion: .file())
-    var files: [String]
+    var files: [String] = []
+
+    @Flag(help: ArgumentHelp("Show the CPU instead: vendor, brand, family and model, microarchitecture, caches, instruction-set levels, the kernels and micro-kernels extraction runs on it, and its measured multiply-add peak.",
+                             discussion: "From CPUID, as the engine reads it at start (no file is read). HANDPOSE_MAX_ISA caps the kernels."))
+    var cpu = false
 
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
@@ -20,7 +26,13 @@ struct Probe: ParsableCommand {
                              discussion: "Two builds or machines decode a file alike when these lines are equal."))
     var frames = false
 
+    func validate() throws {
+        if !cpu && files.isEmpty { throw ValidationError("Name clips or images to probe, or give --cpu.") }
+        if cpu && (!files.isEmpty || frames) { throw ValidationError("--cpu takes no files and no --frames.") }
+    }
+
     func run() throws {
+        if cpu { return try printCPU() }
         if frames { return try printFrameDigests() }
         var infos: [VideoInfo] = []
         var failures: [(String, String)] = []
@@ -121,4 +133,46 @@ enum ProbeRow: Encodable {
             try o.encode(i.exifOrientation, forKey: .exifOrientation)   // null when the file has none
         }
     }
+}
+
+extension Probe {
+    /// `--cpu`: the CPU, as a table of facts or (`--json`) one object.
+    func printCPU() throws {
+        let host = CPUDescription.host
+        let isa: ISA
+        do { isa = try KernelSelection.best() } catch { throw RuntimeFailure("\(error)") }
+        let kernels = (try? KernelSelection.kernels(isa))?.microKernels.map(\.name) ?? []
+        let peak = try Bench.measuring { () throws(BenchmarkError) in try KernelTiming().peakGflops(isa) }
+        let report = CPUReport(vendor: host.vendor, brand: host.brand, family: host.family, model: host.model, stepping: host.stepping,
+                               microarchitecture: host.microarchitecture, l1dKib: host.l1dKiB, l2Kib: host.l2KiB, l3Kib: host.l3KiB,
+                               x86_64V3: host.x86_64v3, x86_64V4: host.x86_64v4, kernels: isa.rawValue, microKernels: kernels,
+                               peakGflops: (peak * 10).rounded() / 10)
+        if json {
+            print(try JSONText.pretty(report))
+            return
+        }
+        print(Table.render([
+            ["vendor", host.vendor], ["brand", host.brand],
+            ["family / model / stepping", "\(host.family) / \(host.model) / \(host.stepping) (0x\(String(host.family, radix: 16)) / 0x\(String(host.model, radix: 16)))"],
+            ["microarchitecture", host.microarchitecture ?? "not in handpose's table"],
+            ["caches", "L1d \(host.l1dKiB) KiB, L2 \(host.l2KiB) KiB, L3 \(host.l3KiB) KiB"],
+            ["x86-64-v3 (AVX2, FMA)", host.x86_64v3 ? "yes" : "no"], ["x86-64-v4 (AVX-512)", host.x86_64v4 ? "yes" : "no"],
+            ["kernels", isa.rawValue + (ProcessInfo.processInfo.environment[KernelSelection.capVariable].map { " (\(KernelSelection.capVariable)=\($0))" } ?? "")],
+            ["micro-kernels", kernels.joined(separator: ", ")],
+            ["multiply-add peak, one core", String(format: "%.1f GFLOP/s (measured)", peak)],
+        ]))
+    }
+}
+
+/// `probe --cpu --json`.
+struct CPUReport: Encodable {
+    var vendor: String
+    var brand: String
+    var family: Int, model: Int, stepping: Int
+    var microarchitecture: String?
+    var l1dKib: Int, l2Kib: Int, l3Kib: Int
+    var x86_64V3: Bool, x86_64V4: Bool
+    var kernels: String
+    var microKernels: [String]
+    var peakGflops: Double
 }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import Inference
 
@@ -31,6 +32,39 @@ final class KernelTests: XCTestCase {
         }
         XCTAssertEqual(KernelSelection.runnable, expected, "flags: \(flags.sorted().joined(separator: " "))")
         XCTAssertEqual(Self.variants.map(TestedKernels.label), TestedKernels.expectedLabels(runnable: expected))
+        #endif
+    }
+
+    /// What CPUID says (CPUDescription) is what the kernel says: /proc/cpuinfo's vendor, family, model,
+    /// stepping and model name, and sysfs's cache sizes for cpu0, where they are there to read.
+    func testTheCPUDescriptionIsTheKernelsReport() throws {
+        #if arch(x86_64) && os(Linux)
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        var fields: [String: String] = [:]
+        for line in cpuinfo.split(separator: "\n") {
+            if line.isEmpty { break }
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, fields[parts[0]] == nil { fields[parts[0]] = parts[1] }
+        }
+        let host = CPUDescription.host
+        XCTAssertEqual(host.vendor, fields["vendor_id"])
+        XCTAssertEqual("\(host.family)", fields["cpu family"])
+        XCTAssertEqual("\(host.model)", fields["model"])
+        XCTAssertEqual("\(host.stepping)", fields["stepping"])
+        XCTAssertEqual(host.brand, fields["model name"])
+        XCTAssertEqual(host.x86_64v4, KernelSelection.runnable.contains(.avx512))
+        var compared = 0
+        for index in 0..<8 {
+            let dir = "/sys/devices/system/cpu/cpu0/cache/index\(index)"
+            guard let level = try? String(contentsOfFile: dir + "/level", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+                  let type = try? String(contentsOfFile: dir + "/type", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+                  let size = try? String(contentsOfFile: dir + "/size", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+                  type != "Instruction", size.hasSuffix("K"), let kib = Int(size.dropLast()) else { continue }
+            let ours = level == "1" ? host.l1dKiB : (level == "2" ? host.l2KiB : host.l3KiB)
+            XCTAssertEqual(ours, kib, "L\(level) \(type) cache: CPUID says \(ours) KiB, sysfs \(size)")
+            compared += 1
+        }
+        print("CPU: \(host.summary); caches compared with sysfs: \(compared)")
         #endif
     }
 

@@ -102,3 +102,40 @@ final class BenchProfileCommandTests: XCTestCase {
         XCTAssertTrue(text.contains("exclude each other"), text)
     }
 }
+
+/// `bench kernels` and `probe --cpu`: the micro-kernels each variant lists are the ones timed, against a
+/// peak the same machine measures, and the CPU they ran on is named.
+final class KernelReportCommandTests: XCTestCase {
+    func testBenchKernelsTimesEveryMicroKernelOfEveryVariant() throws {
+        let (code, text) = try ToolRunner.run(["bench", "kernels", "--json"])
+        XCTAssertEqual(code, 0, text)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]], text)
+        let (probeCode, probeText) = try ToolRunner.run(["probe", "--cpu", "--json"])
+        XCTAssertEqual(probeCode, 0, probeText)
+        let cpu = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(probeText.utf8)) as? [String: Any], probeText)
+        let best = try XCTUnwrap(cpu["kernels"] as? String)
+        let listed = try XCTUnwrap(cpu["microKernels"] as? [String])
+        XCTAssertEqual(rows.filter { $0["isa"] as? String == best }.compactMap { $0["kernel"] as? String }, listed,
+                       "bench kernels times the micro-kernels probe --cpu lists for the kernels extraction runs")
+        XCTAssertTrue(listed.contains("gemm6x16") && listed.contains("dot8"), "\(listed)")
+        for row in rows {
+            let gflops = try XCTUnwrap(row["gflops"] as? Double), peak = try XCTUnwrap(row["peak_gflops"] as? Double)
+            XCTAssertGreaterThan(gflops, 0, "\(row)")
+            XCTAssertGreaterThan(peak, 0, "\(row)")
+            XCTAssertEqual(try XCTUnwrap(row["of_peak"] as? Double), gflops / peak, accuracy: 1e-9)
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(cpu["peakGflops"] as? Double), 0)
+        XCTAssertFalse(try XCTUnwrap(cpu["vendor"] as? String).isEmpty)
+        let (tableCode, table) = try ToolRunner.run(["probe", "--cpu"])
+        XCTAssertEqual(tableCode, 0, table)
+        XCTAssertTrue(table.contains("multiply-add peak") && table.contains("caches"), table)
+    }
+
+    func testProbeWithoutFilesOrCPUIsAUsageError() throws {
+        let (code, text) = try ToolRunner.run(["probe"])
+        XCTAssertEqual(code, 64, text)
+        XCTAssertTrue(text.contains("--cpu"), text)
+        let (both, bothText) = try ToolRunner.run(["probe", "--cpu", "Samples/actions/wave_0.mp4"])
+        XCTAssertEqual(both, 64, bothText)
+    }
+}

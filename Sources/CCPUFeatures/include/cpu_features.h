@@ -13,4 +13,17 @@ typedef struct {
 
 handpose_cpu_levels handpose_read_cpu_levels(void);
 
+/// Who made the CPU, which one it is and its data caches, from CPUID: leaf 0 (vendor), 1 (family, model,
+/// stepping), 0x80000002-4 (brand), and the cache descriptors of leaf 4 (Intel) or 0x8000001D (AMD), with
+/// AMD's older 0x80000005/6 where those are missing. A cache not reported is 0. Zeros off x86-64.
+typedef struct {
+    char vendor[13];
+    char brand[49];
+    unsigned family, model, stepping;
+    /// One core's L1 data and L2 caches, and the L3 its core shares, in KiB.
+    unsigned l1d_kib, l2_kib, l3_kib;
+} handpose_cpu_identity;
+
+handpose_cpu_identity handpose_read_cpu_identity(void);
+
 #endif

@@ -51,8 +51,10 @@ DOT = [("dot8", 8)]
 # name, pixels, columns, lanes, the builds that have it
 DIRECT = [
     ("direct8x8", 8, 8, 8, FMA_X86),
+    ("direct8x16", 8, 16, 16, AVX512),
+    ("direct6x16", 6, 16, 8, AVX2_ONLY),
     ("direct4x32", 4, 32, 16, AVX512),
-    ("direct4x24", 4, 24, 8, AVX2_ONLY),
+    ("direct4x24", 4, 24, 8, FMA_X86),
     ("direct2x32", 2, 32, 8, AVX2_ONLY),
 ]
 

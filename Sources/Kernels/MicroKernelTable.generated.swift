@@ -15,6 +15,7 @@ extension MicroKernel {
             MicroKernel(name: "gemm6x8", strategy: .gemm, rows: 6, columns: 8, lanes: 8),
             MicroKernel(name: "gemm2x16", strategy: .gemm, rows: 2, columns: 16, lanes: 8),
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
+            MicroKernel(name: "direct6x16", strategy: .direct, rows: 6, columns: 16, lanes: 8),
             MicroKernel(name: "direct4x24", strategy: .direct, rows: 4, columns: 24, lanes: 8),
             MicroKernel(name: "direct2x32", strategy: .direct, rows: 2, columns: 32, lanes: 8),
             MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
@@ -25,7 +26,9 @@ extension MicroKernel {
             MicroKernel(name: "gemm2x16", strategy: .gemm, rows: 2, columns: 16, lanes: 8),
             MicroKernel(name: "gemm12x16", strategy: .gemm, rows: 12, columns: 16, lanes: 16),
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
+            MicroKernel(name: "direct8x16", strategy: .direct, rows: 8, columns: 16, lanes: 16),
             MicroKernel(name: "direct4x32", strategy: .direct, rows: 4, columns: 32, lanes: 16),
+            MicroKernel(name: "direct4x24", strategy: .direct, rows: 4, columns: 24, lanes: 8),
             MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
         ]
         }

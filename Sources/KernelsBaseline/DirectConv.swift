@@ -7,26 +7,36 @@ import Kernels
 /// panels, whose k order (ky, kx, ci) is the patch order, so the sums are formed in the GEMM's order and
 /// both paths give the same floats. Taps outside the input are skipped (zero padding).
 /// The tile by output width: eight or fewer channels, eight pixels of one 8-wide vector (hand_recrop's
-/// first layer, whose im2col ran at 14 GFLOP/s); 17 to 32 channels, with AVX-512 four pixels of two 16-wide
-/// vectors, with AVX2 four pixels of up to 24 outputs (twelve accumulators; the landmark model's first
-/// layer, whose im2col ran at 15 GFLOP/s) or two of up to 32 (four pixels would need sixteen, more than
-/// AVX2's registers).
+/// first layer, whose im2col ran at 14 GFLOP/s); 9 to 16, eight pixels of one 16-wide vector or six of two
+/// 8-wide (face_landmark's first layer, 23% of the model through im2col); 17 to 24, four pixels of three 8-wide vectors (twelve
+/// accumulators; the landmark and face models' first layers; with AVX-512 too, where two 16-wide vectors
+/// wasted a quarter of the products); 25 to 32, with AVX-512 four pixels of two 16-wide vectors, with AVX2
+/// two pixels of four (four pixels would need sixteen accumulators, more than AVX2's registers).
 enum DirectConv {
     /// Whether a tile covers `conv`: few input channels, and an output width a tile has.
     static func covers(_ conv: Conv2D) -> Bool {
-        conv.input.c <= 4 && (conv.weights.n <= 8 || conv.weights.panels == 2)
+        conv.input.c <= 4 && conv.weights.n <= 32
     }
 
-    private enum Choice { case eight, wide, wide24, wide32 }
+    /// Up to 8 outputs; up to 16; up to 24; up to 32.
+    private enum Choice { case eight, upTo16, upTo24, upTo32 }
 
     static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>) {
         let epilogue = VectorEpilogue(plain)
+        let n = conv.weights.n
+        let choice: Choice = n <= 8 ? .eight : (n <= 16 ? .upTo16 : (n <= 24 ? .upTo24 : .upTo32))
+        let groupSize: Int
+        switch choice {
+        case .eight: groupSize = 8
+        case .upTo24: groupSize = 4
         #if HANDPOSE_AVX512
-        let choice: Choice = conv.weights.n <= 8 ? .eight : .wide
+        case .upTo16: groupSize = 8
+        case .upTo32: groupSize = 4
         #else
-        let choice: Choice = conv.weights.n <= 8 ? .eight : (conv.weights.n <= 24 ? .wide24 : .wide32)
+        case .upTo16: groupSize = 6
+        case .upTo32: groupSize = 2
         #endif
-        let groupSize = choice == .eight ? 8 : (choice == .wide32 ? 2 : 4)
+        }
         let (kw, cin, window, inW) = (conv.window.kw, conv.input.c, conv.window, conv.input.w)
         ConvRows.walk(conv, pixels: pixels, groupSize: groupSize, group: { p, ox, iy0, ky in
             // The models' first layers (3x3 and 5x5 on RGB), specialised so the tap loops unroll.
@@ -49,11 +59,15 @@ enum DirectConv {
         switch choice {
         case .eight: DirectTiles.direct8x8(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #if HANDPOSE_AVX512
-        case .wide, .wide24, .wide32:
-            DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        case .upTo16: DirectTiles.direct8x16(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #else
-        case .wide, .wide24: DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
-        case .wide32: DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        case .upTo16: DirectTiles.direct6x16(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        #endif
+        case .upTo24: DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        #if HANDPOSE_AVX512
+        case .upTo32: DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        #else
+        case .upTo32: DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #endif
         }
     }

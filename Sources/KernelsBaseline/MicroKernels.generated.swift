@@ -302,6 +302,142 @@ enum DirectTiles {
     }
 
     #if HANDPOSE_AVX512
+    /// 8 pixels x 16 output channels, 16-wide vectors: 8 accumulators; each broadcast feeds 1 FMA.
+    /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
+    @inline(__always)
+    static func direct8x16(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,
+                       pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let window = conv.window, inW = conv.input.w
+        let wp = UnsafePointer(conv.weights.data.pointer), bias = UnsafePointer(conv.weights.bias.pointer)
+        // Wrapping index arithmetic and advancing pointers: checked arithmetic put an overflow test beside
+        // every index of the inner loop (kw and cin are constants only where the caller's literals inline).
+        let step = window.sw &* cin, tapStep = window.dw &* cin, ix0 = ox &* window.sw &- window.padLeft
+        let s2 = step &* 2, s3 = step &* 3, s4 = step &* 4, s5 = step &* 5, s6 = step &* 6, s7 = step &* 7
+        let b0 = load16(bias + 0)
+        var c0_0 = b0
+        var c1_0 = b0
+        var c2_0 = b0
+        var c3_0 = b0
+        var c4_0 = b0
+        var c5_0 = b0
+        var c6_0 = b0
+        var c7_0 = b0
+        for ky in kys {
+            var tap = x + ((iy0 &+ ky &* window.dh) &* inW &+ ix0) &* cin
+            var q = wp + (ky &* kw &* cin) &* 16
+            for _ in 0..<kw {
+                for ci in 0..<cin {
+                    let w0 = load16(q)
+                    var v = SIMD16<Float>(repeating: tap[ci]); c0_0 = fma16(c0_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[step &+ ci]); c1_0 = fma16(c1_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s2 &+ ci]); c2_0 = fma16(c2_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s3 &+ ci]); c3_0 = fma16(c3_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s4 &+ ci]); c4_0 = fma16(c4_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s5 &+ ci]); c5_0 = fma16(c5_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s6 &+ ci]); c6_0 = fma16(c6_0, v, w0)
+                    v = SIMD16<Float>(repeating: tap[s7 &+ ci]); c7_0 = fma16(c7_0, v, w0)
+                    q += 16
+                }
+                tap += tapStep
+            }
+        }
+        let ldc = conv.output.c, n = conv.weights.n
+        let width0 = n
+        if width0 == 16 {
+            Tile.storeFull(halves(c0_0).0, halves(c0_0).1, row: p &+ 0, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c1_0).0, halves(c1_0).1, row: p &+ 1, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c2_0).0, halves(c2_0).1, row: p &+ 2, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c3_0).0, halves(c3_0).1, row: p &+ 3, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c4_0).0, halves(c4_0).1, row: p &+ 4, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c5_0).0, halves(c5_0).1, row: p &+ 5, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c6_0).0, halves(c6_0).1, row: p &+ 6, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c7_0).0, halves(c7_0).1, row: p &+ 7, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        } else if width0 == 8 {
+            Tile.storeEight(halves(c0_0).0, row: p &+ 0, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c1_0).0, row: p &+ 1, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c2_0).0, row: p &+ 2, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c3_0).0, row: p &+ 3, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c4_0).0, row: p &+ 4, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c5_0).0, row: p &+ 5, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c6_0).0, row: p &+ 6, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c7_0).0, row: p &+ 7, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        } else {
+            Tile.store(halves(c0_0).0, halves(c0_0).1, row: p &+ 0, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c1_0).0, halves(c1_0).1, row: p &+ 1, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c2_0).0, halves(c2_0).1, row: p &+ 2, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c3_0).0, halves(c3_0).1, row: p &+ 3, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c4_0).0, halves(c4_0).1, row: p &+ 4, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c5_0).0, halves(c5_0).1, row: p &+ 5, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c6_0).0, halves(c6_0).1, row: p &+ 6, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c7_0).0, halves(c7_0).1, row: p &+ 7, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+        }
+    }
+    #endif
+
+    #if !HANDPOSE_AVX512
+    /// 6 pixels x 16 output channels, 8-wide vectors: 12 accumulators; each broadcast feeds 2 FMAs.
+    /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
+    @inline(__always)
+    static func direct6x16(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,
+                       pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let window = conv.window, inW = conv.input.w
+        let wp = UnsafePointer(conv.weights.data.pointer), bias = UnsafePointer(conv.weights.bias.pointer)
+        // Wrapping index arithmetic and advancing pointers: checked arithmetic put an overflow test beside
+        // every index of the inner loop (kw and cin are constants only where the caller's literals inline).
+        let step = window.sw &* cin, tapStep = window.dw &* cin, ix0 = ox &* window.sw &- window.padLeft
+        let s2 = step &* 2, s3 = step &* 3, s4 = step &* 4, s5 = step &* 5
+        let b0 = load8(bias + 0), b1 = load8(bias + 8)
+        var c0_0 = b0, c0_1 = b1
+        var c1_0 = b0, c1_1 = b1
+        var c2_0 = b0, c2_1 = b1
+        var c3_0 = b0, c3_1 = b1
+        var c4_0 = b0, c4_1 = b1
+        var c5_0 = b0, c5_1 = b1
+        for ky in kys {
+            var tap = x + ((iy0 &+ ky &* window.dh) &* inW &+ ix0) &* cin
+            var q = wp + (ky &* kw &* cin) &* 16
+            for _ in 0..<kw {
+                for ci in 0..<cin {
+                    let w0 = load8(q), w1 = load8(q + (8))
+                    var v = Float8(repeating: tap[ci]); c0_0 = fma8(c0_0, v, w0); c0_1 = fma8(c0_1, v, w1)
+                    v = Float8(repeating: tap[step &+ ci]); c1_0 = fma8(c1_0, v, w0); c1_1 = fma8(c1_1, v, w1)
+                    v = Float8(repeating: tap[s2 &+ ci]); c2_0 = fma8(c2_0, v, w0); c2_1 = fma8(c2_1, v, w1)
+                    v = Float8(repeating: tap[s3 &+ ci]); c3_0 = fma8(c3_0, v, w0); c3_1 = fma8(c3_1, v, w1)
+                    v = Float8(repeating: tap[s4 &+ ci]); c4_0 = fma8(c4_0, v, w0); c4_1 = fma8(c4_1, v, w1)
+                    v = Float8(repeating: tap[s5 &+ ci]); c5_0 = fma8(c5_0, v, w0); c5_1 = fma8(c5_1, v, w1)
+                    q += 16
+                }
+                tap += tapStep
+            }
+        }
+        let ldc = conv.output.c, n = conv.weights.n
+        let width0 = n
+        if width0 == 16 {
+            Tile.storeFull(c0_0, c0_1, row: p &+ 0, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(c1_0, c1_1, row: p &+ 1, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(c2_0, c2_1, row: p &+ 2, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(c3_0, c3_1, row: p &+ 3, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(c4_0, c4_1, row: p &+ 4, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(c5_0, c5_1, row: p &+ 5, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        } else if width0 == 8 {
+            Tile.storeEight(c0_0, row: p &+ 0, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(c1_0, row: p &+ 1, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(c2_0, row: p &+ 2, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(c3_0, row: p &+ 3, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(c4_0, row: p &+ 4, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(c5_0, row: p &+ 5, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        } else {
+            Tile.store(c0_0, c0_1, row: p &+ 0, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(c1_0, c1_1, row: p &+ 1, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(c2_0, c2_1, row: p &+ 2, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(c3_0, c3_1, row: p &+ 3, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(c4_0, c4_1, row: p &+ 4, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(c5_0, c5_1, row: p &+ 5, col: 0, width: width0, c: y, ldc: ldc, epilogue: epilogue)
+        }
+    }
+    #endif
+
+    #if HANDPOSE_AVX512
     /// 4 pixels x 32 output channels, 16-wide vectors: 8 accumulators; each broadcast feeds 2 FMAs.
     /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
     @inline(__always)
@@ -358,7 +494,6 @@ enum DirectTiles {
     }
     #endif
 
-    #if !HANDPOSE_AVX512
     /// 4 pixels x 24 output channels, 8-wide vectors: 12 accumulators; each broadcast feeds 3 FMAs.
     /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
     @inline(__always)
@@ -408,7 +543,6 @@ enum DirectTiles {
             Tile.store(c3_2, Float8(), row: p &+ 3, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
         }
     }
-    #endif
 
     #if !HANDPOSE_AVX512
     /// 2 pixels x 32 output channels, 8-wide vectors: 8 accumulators; each broadcast feeds 4 FMAs.
@@ -499,11 +633,15 @@ func directTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: Unsafe
     switch name {
     case "direct8x8": DirectTiles.direct8x8(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #if HANDPOSE_AVX512
-    case "direct4x32": DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct8x16": DirectTiles.direct8x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     #if !HANDPOSE_AVX512
-    case "direct4x24": DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct6x16": DirectTiles.direct6x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
+    #if HANDPOSE_AVX512
+    case "direct4x32": DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    #endif
+    case "direct4x24": DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #if !HANDPOSE_AVX512
     case "direct2x32": DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif

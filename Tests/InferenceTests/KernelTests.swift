@@ -113,6 +113,8 @@ final class KernelTests: XCTestCase {
             (HWC(8, 23, 3), 5, 25, 2, 1, .same),
             // At most eight outputs (hand_recrop's first layer: 3x3/2, RGB to 8), eight pixels a group.
             (HWC(12, 29, 3), 3, 8, 2, 1, .same), (HWC(9, 19, 3), 3, 5, 1, 1, .same), (HWC(7, 12, 2), 3, 8, 1, 1, .valid),
+            // 9 to 16 outputs (face_landmark's first layer: 3x3/2, RGB to 16).
+            (HWC(12, 31, 3), 3, 16, 2, 1, .same), (HWC(9, 20, 4), 3, 11, 1, 1, .same),
         ]
         for (i, (s, k, cout, stride, dilation, padding)) in cases.enumerated() {
             let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)

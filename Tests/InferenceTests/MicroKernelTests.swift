@@ -30,8 +30,8 @@ final class MicroKernelTests: XCTestCase {
             XCTAssertTrue(names.contains("gemm6x16") && names.contains("gemm2x16") && names.contains("gemm6x8"), "\(label): \(names)")
             switch label {
             case "baseline": XCTAssertFalse(names.contains { $0.hasPrefix("direct") }, "the baseline reads every convolution through im2col")
-            case "avx2": XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct4x24", "direct2x32"])
-            default: XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct4x32"], label)
+            case "avx2": XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct6x16", "direct4x24", "direct2x32"])
+            default: XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct8x16", "direct4x24", "direct4x32"], label)
             }
             XCTAssertEqual(names.contains("gemm12x16"), label.hasPrefix("avx512"), label)
             XCTAssertTrue(names.contains("dot8"), label)
@@ -131,7 +131,8 @@ final class MicroKernelTests: XCTestCase {
         for kernels in TestedKernels.all {
             let label = TestedKernels.label(kernels)
             for tile in kernels.microKernels where tile.strategy == .direct {
-                let widths = tile.columns == 8 ? [1, 5, 8] : (tile.columns == 24 ? [17, 20, 24] : [17, 24, 25, 32])
+                let widths = [8: [1, 5, 8], 16: [9, 13, 16], 24: [17, 20, 24], 32: [17, 24, 25, 32]][tile.columns] ?? []
+                XCTAssertFalse(widths.isEmpty, "\(tile.name): no widths for \(tile.columns) columns")
                 // (input, kernel, stride, dilation, padding): the models' first layers and odd ones.
                 let shapes: [(HWC, Int, Int, Int, Padding)] = [
                     (HWC(9, 2 * tile.rows + 9, 3), 3, 2, 1, .same), (HWC(7, tile.rows + 8, 3), 5, 1, 1, .same),

@@ -8,7 +8,7 @@ template per strategy with the tile as parameters (as XNNPACK's src/f32-gemm/*.c
 Why a generator: a tile keeps its accumulators in registers only when each is a variable of its own
 (an array of them is memory; a tuple cannot be indexed in a loop), so every tile shape is straight-line
 code. Swift generics cannot vary the number of variables, and macros would need a compiler plug-in
-package; thirty lines of Python writing plain Swift keep the output readable and reviewable. The
+package; a short Python script writing plain Swift keeps the output readable and reviewable. The
 committed output is what the compiler sees; MicroKernelTests runs `--check`, so the two cannot drift.
 
 Strategies:
@@ -328,7 +328,7 @@ def main():
     lines += ["    default: return false", "    }", "    return true", "}", ""]
     lines += [
         "/// Runs the direct tile `name` on the pixels from `pixel` (all in one output row, every tap inside the input",
-        "/// horizontally); false when this build has no such tile.",
+        "/// horizontally); false when this build has no such tile or `conv` has more output channels than it computes.",
         "func directTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,",
         "                pixel: Int, ox: Int, iy0: Int, ky: Range<Int>) -> Bool {",
         "    #if HANDPOSE_AVX512 || HANDPOSE_AVX2",
@@ -336,7 +336,8 @@ def main():
         "    switch name {",
     ]
     for (name, pixels, columns, lanes, cond) in DIRECT:
-        case = [f"    case \"{name}\": DirectTiles.{name}(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)"]
+        case = [f"    case \"{name}\" where conv.weights.n <= {columns}:",
+                f"        DirectTiles.{name}(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)"]
         c = None if cond == FMA_X86 else ("HANDPOSE_AVX512" if cond == AVX512 else "!HANDPOSE_AVX512")
         lines += ([f"    #if {c}"] + case + ["    #endif"]) if c else case
     lines += ["    default: return false", "    }", "    return true", "    #else", "    return false", "    #endif", "}", ""]

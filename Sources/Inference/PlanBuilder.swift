@@ -183,7 +183,13 @@ struct PlanBuilder {
                   case .conv(let o) = ops[j].options, o.padding == .valid,
                   model.tensors[pad.inputs[0]].shape.count == 4, let p = try constant(pad.inputs[1]), p.count == 8,
                   p.allSatisfy({ $0 >= 0 && $0 <= 64 && $0 == $0.rounded() }), p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else { continue }
-            let conv = ops[j]
+            // Padding within the kernel's reach (as SAME's is) on an input at least a kernel wide: the kernels'
+            // edge arithmetic is written for that, and a 1x1 layer then has none to fold.
+            let conv = ops[j], input = model.tensors[pad.inputs[0]].shape, filter = model.tensors[conv.inputs[1]].shape
+            guard filter.count == 4 else { continue }
+            let reachH = (filter[1] - 1) * o.dilationH, reachW = (filter[2] - 1) * o.dilationW
+            guard Int(p[2]) <= reachH, Int(p[3]) <= reachH, Int(p[4]) <= reachW, Int(p[5]) <= reachW,
+                  input[1] > reachH, input[2] > reachW else { continue }
             foldedPadding[conv.index] = (Int(p[2]), Int(p[3]), Int(p[4]), Int(p[5]))
             ops[j] = Operator(index: conv.index, code: conv.code, inputs: [pad.inputs[0]] + conv.inputs.dropFirst(), outputs: conv.outputs,
                               options: conv.options)
@@ -298,7 +304,13 @@ struct PlanBuilder {
             var pads = (0..<shape.count).map { (Int(p[2 * $0]), Int(p[2 * $0 + 1])) }
             while shape.count < 4 { shape.insert(1, at: 0); pads.insert((0, 0), at: 0) }
             guard pads.allSatisfy({ $0.0 >= 0 && $0.1 >= 0 }) else { throw fail(op, "negative padding") }
-            guard zip(shape, pads).map({ $0 + $1.0 + $1.1 }).reduce(1, *) == outCount else { throw fail(op, "padded size differs from the output") }
+            var padded = 1
+            for (n, pad) in zip(shape, pads) {
+                let (product, overflow) = padded.multipliedReportingOverflow(by: n + pad.0 + pad.1)
+                guard !overflow, product <= outCount else { throw fail(op, "padded size differs from the output") }
+                padded = product
+            }
+            guard padded == outCount else { throw fail(op, "padded size differs from the output") }
             return PadStep(input: op.inputs[0], output: out, shape: shape, pads: pads)
         case .depthToSpace:
             guard case .blockSize(let b) = op.options, b >= 1 else { throw fail(op, "block size") }

@@ -20,16 +20,10 @@ public enum ISA: String, CaseIterable, Comparable, Sendable {
     public var runsOnThisCPU: Bool {
         switch self {
         case .baseline: return true
-        case .avx2: return HostCPU.features.x86_64v3
-        case .avx512: return HostCPU.features.x86_64v3 && HostCPU.features.x86_64v4
+        case .avx2: return CPUDescription.host.x86_64v3
+        case .avx512: return CPUDescription.host.x86_64v3 && CPUDescription.host.x86_64v4
         }
     }
-}
-
-/// What the CPU reports, read once with CPUID, with XGETBV's word that the operating system enables the
-/// AVX and AVX-512 register state (CCPUFeatures; no file is read, so it works without /proc).
-enum HostCPU {
-    static var features: CPUDescription { .host }
 }
 
 /// The operations whose speed depends on the instruction set: one implementation per `ISA`, each
@@ -70,8 +64,9 @@ public protocol KernelSet: Sendable {
     func runGemmTile(_ kernel: String, a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights, panel: Int,
                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) -> Bool
     /// Runs the direct-convolution or dot tile `kernel` alone on its pixels from output pixel `pixel`, which lie
-    /// in one output row with every tap inside the input horizontally. False when this variant has no such tile
-    /// or it does not cover `conv`.
+    /// in one output row with every tap inside the input horizontally (the caller's to ensure). False when this
+    /// variant has no such tile or `conv` has more output channels than it computes (or, for a dot tile, is not
+    /// one it covers).
     func runDirectTile(_ kernel: String, conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
                        pixel: Int, epilogue: Epilogue) -> Bool
     /// Runs `iterations` steps of twelve independent multiply-adds on the widest vectors this variant uses (no

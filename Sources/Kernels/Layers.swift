@@ -99,6 +99,7 @@ public final class Conv2D {
         let k = window.kh * window.kw * input.c
         self.weights = PackedWeights(k: k, n: outputChannels, bias: bias) { kk, n in weights[n * k + kk] }
         isPointwise = window.kh == 1 && window.kw == 1 && window.sh == 1 && window.sw == 1 && window.padTop == 0 && window.padLeft == 0
+            && window.outH == input.h && window.outW == input.w
         // One output channel from a multiple of 8: its weights in k order, contiguous, for the dot tiles.
         taps = outputChannels == 1 && input.c % 8 == 0 && !isPointwise ? FloatBuffer(Array(weights.prefix(k))) : nil
     }

@@ -625,25 +625,31 @@ func dotTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMut
 }
 
 /// Runs the direct tile `name` on the pixels from `pixel` (all in one output row, every tap inside the input
-/// horizontally); false when this build has no such tile.
+/// horizontally); false when this build has no such tile or `conv` has more output channels than it computes.
 func directTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,
                 pixel: Int, ox: Int, iy0: Int, ky: Range<Int>) -> Bool {
     #if HANDPOSE_AVX512 || HANDPOSE_AVX2
     let (kw, cin) = (conv.window.kw, conv.input.c)
     switch name {
-    case "direct8x8": DirectTiles.direct8x8(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct8x8" where conv.weights.n <= 8:
+        DirectTiles.direct8x8(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #if HANDPOSE_AVX512
-    case "direct8x16": DirectTiles.direct8x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct8x16" where conv.weights.n <= 16:
+        DirectTiles.direct8x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     #if !HANDPOSE_AVX512
-    case "direct6x16": DirectTiles.direct6x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct6x16" where conv.weights.n <= 16:
+        DirectTiles.direct6x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     #if HANDPOSE_AVX512
-    case "direct4x32": DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct4x32" where conv.weights.n <= 32:
+        DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
-    case "direct4x24": DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct4x24" where conv.weights.n <= 24:
+        DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #if !HANDPOSE_AVX512
-    case "direct2x32": DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    case "direct2x32" where conv.weights.n <= 32:
+        DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     default: return false
     }

@@ -52,7 +52,9 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual("\(host.model)", fields["model"])
         XCTAssertEqual("\(host.stepping)", fields["stepping"])
         XCTAssertEqual(host.brand, fields["model name"])
-        XCTAssertEqual(host.x86_64v4, KernelSelection.runnable.contains(.avx512))
+        let flags = Set((cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(String.init))
+        XCTAssertEqual(host.x86_64v4, flags.isSuperset(of: ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]))
+        XCTAssertEqual(host.x86_64v3, flags.isSuperset(of: ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe"]))
         var compared = 0
         for index in 0..<8 {
             let dir = "/sys/devices/system/cpu/cpu0/cache/index\(index)"
@@ -183,6 +185,53 @@ final class KernelTests: XCTestCase {
                     } } }
                     assertClose(y, expected, "\(TestedKernels.label(kernels)) case \(i) \(s) k\(k) s\(stride) \(padding) \(a)")
                 }
+            }
+        }
+    }
+
+    /// A PAD folded into the convolution after it (PlanBuilder.foldingPads) gives a window of explicit padding,
+    /// any of the four sides alone: the kernels on the unpadded input equal a VALID convolution of the input
+    /// padded with zeros. Conv (im2col, direct and dot paths) and depthwise, strides 1 and 2.
+    func testFoldedPaddingEqualsConvolvingThePaddedInput() {
+        var rng = SeededRandom(23)
+        // (input, kernel, stride, output channels (0: depthwise), top, bottom, left, right)
+        let cases: [(HWC, Int, Int, Int, Int, Int, Int, Int)] = [
+            (HWC(9, 12, 3), 3, 2, 24, 0, 1, 0, 1), (HWC(9, 12, 3), 3, 2, 8, 1, 1, 1, 1), (HWC(8, 14, 3), 3, 2, 16, 1, 0, 1, 0),
+            (HWC(7, 11, 8), 3, 1, 1, 1, 1, 0, 2), (HWC(6, 9, 5), 3, 2, 20, 0, 2, 2, 0), (HWC(9, 10, 16), 5, 2, 0, 1, 2, 2, 1),
+            (HWC(8, 8, 24), 3, 2, 0, 0, 1, 0, 1), (HWC(6, 13, 32), 3, 1, 0, 1, 0, 0, 1),
+        ]
+        for (i, (s, k, stride, cout, top, bottom, left, right)) in cases.enumerated() {
+            let padded = HWC(s.h + top + bottom, s.w + left + right, s.c)
+            var xp = [Float](repeating: 0, count: padded.count)
+            let x = rng.floats(s.count)
+            for y in 0..<s.h { for xx in 0..<s.w { for c in 0..<s.c {
+                xp[((y + top) * padded.w + xx + left) * s.c + c] = x[(y * s.w + xx) * s.c + c]
+            } } }
+            let valid = Window(input: padded, kh: k, kw: k, sh: stride, sw: stride, padding: .valid)
+            var folded = valid
+            folded.padTop = top
+            folded.padLeft = left
+            let channels = cout == 0 ? s.c : cout
+            let w = rng.floats((cout == 0 ? 1 : cout) * k * k * s.c), b = rng.floats(channels)
+            for kernels in Self.variants {
+                let label = "\(TestedKernels.label(kernels)) case \(i) \(s) k\(k) s\(stride) pads \(top) \(bottom) \(left) \(right)"
+                var got = [Float](repeating: .nan, count: valid.outH * valid.outW * channels), want = got
+                if cout == 0 {
+                    let a = DepthwiseConv2D(input: s, window: folded, weights: w, bias: b, activation: .none)
+                    let r = DepthwiseConv2D(input: padded, window: valid, weights: w, bias: b, activation: .none)
+                    got.withUnsafeMutableBufferPointer { kernels.depthwise(a, input: x, output: $0.baseAddress!, rows: 0..<valid.outH) }
+                    want.withUnsafeMutableBufferPointer { kernels.depthwise(r, input: xp, output: $0.baseAddress!, rows: 0..<valid.outH) }
+                } else {
+                    let a = Conv2D(input: s, outputChannels: cout, window: folded, weights: w, bias: b)
+                    let r = Conv2D(input: padded, outputChannels: cout, window: valid, weights: w, bias: b)
+                    var scratch = [Float](repeating: 0, count: max(a.scratchCount, r.scratchCount, 1))
+                    let pixels = valid.outH * valid.outW
+                    scratch.withUnsafeMutableBufferPointer { sp in
+                        got.withUnsafeMutableBufferPointer { kernels.conv(a, input: x, output: $0.baseAddress!, pixels: 0..<pixels, scratch: sp.baseAddress!, epilogue: Epilogue()) }
+                        want.withUnsafeMutableBufferPointer { kernels.conv(r, input: xp, output: $0.baseAddress!, pixels: 0..<pixels, scratch: sp.baseAddress!, epilogue: Epilogue()) }
+                    }
+                }
+                assertClose(got, want, label, tolerance: 1e-5)
             }
         }
     }

@@ -38,6 +38,16 @@ struct PlanBuilder {
         return values
     }
 
+    /// A constant tensor of whole numbers (int32 in the file, or floats holding them) as Ints, each checked before
+    /// conversion: a damaged file's 1e30 or NaN is an error naming the operator, never a trapping `Int(_:)`.
+    mutating func integers(_ t: Int, _ op: Operator) throws -> [Int]? {
+        guard let values = try constant(t) else { return nil }
+        return try values.map { v in
+            guard let i = Int(exactly: v), i.magnitude <= UInt(Int32.max) + 1 else { throw fail(op, "value \(v) is not a whole number in int32's range") }
+            return i
+        }
+    }
+
     /// `count` values of `type` from `bytes`, as floats.
     static func floats(_ bytes: UnsafeRawBufferPointer, _ type: TensorType, count: Int, model: TFLiteModel, name: String) throws -> [Float] {
         switch type {
@@ -181,16 +191,15 @@ struct PlanBuilder {
             guard let users = readers[pad.outputs[0]], users.count == 1, let j = users.first, j > i,
                   ops[j].code == .conv2D || ops[j].code == .depthwiseConv2D, ops[j].inputs.first == pad.outputs[0],
                   case .conv(let o) = ops[j].options, o.padding == .valid,
-                  model.tensors[pad.inputs[0]].shape.count == 4, let p = try constant(pad.inputs[1]), p.count == 8,
-                  p.allSatisfy({ $0 >= 0 && $0 <= 64 && $0 == $0.rounded() }), p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else { continue }
+                  model.tensors[pad.inputs[0]].shape.count == 4, let p = try integers(pad.inputs[1], pad), p.count == 8,
+                  p.allSatisfy({ (0...64).contains($0) }), p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else { continue }
             // Padding within the kernel's reach (as SAME's is) on an input at least a kernel wide: the kernels'
             // edge arithmetic is written for that, and a 1x1 layer then has none to fold.
             let conv = ops[j], input = model.tensors[pad.inputs[0]].shape, filter = model.tensors[conv.inputs[1]].shape
             guard filter.count == 4 else { continue }
             let reachH = (filter[1] - 1) * o.dilationH, reachW = (filter[2] - 1) * o.dilationW
-            guard Int(p[2]) <= reachH, Int(p[3]) <= reachH, Int(p[4]) <= reachW, Int(p[5]) <= reachW,
-                  input[1] > reachH, input[2] > reachW else { continue }
-            foldedPadding[conv.index] = (Int(p[2]), Int(p[3]), Int(p[4]), Int(p[5]))
+            guard p[2] <= reachH, p[3] <= reachH, p[4] <= reachW, p[5] <= reachW, input[1] > reachH, input[2] > reachW else { continue }
+            foldedPadding[conv.index] = (p[2], p[3], p[4], p[5])
             ops[j] = Operator(index: conv.index, code: conv.code, inputs: [pad.inputs[0]] + conv.inputs.dropFirst(), outputs: conv.outputs,
                               options: conv.options)
             folded.insert(i)
@@ -273,7 +282,7 @@ struct PlanBuilder {
             return MaxPoolStep(shape: input, window: window, activation: o.activation, input: op.inputs[0], output: out)
         case .mean:
             let input = try hwc(op.inputs[0], op)
-            let axes = try constant(op.inputs[1]).map { $0.map(Int.init) } ?? []
+            let axes = try integers(op.inputs[1], op) ?? []
             guard Set(axes) == [1, 2], outCount == input.c else { throw fail(op, "only the mean over height and width is supported (axes \(axes))") }
             return MeanStep(shape: input, input: op.inputs[0], output: out)
         case .add:
@@ -296,12 +305,10 @@ struct PlanBuilder {
             return CopyStep(input: op.inputs[0], output: out, count: outCount)
         case .pad:
             var shape = model.tensors[op.inputs[0]].shape
-            guard let p = try constant(op.inputs[1]), p.count == shape.count * 2, shape.count <= 4 else {
+            guard let p = try integers(op.inputs[1], op), p.count == shape.count * 2, shape.count <= 4 else {
                 throw fail(op, "paddings must be constant, two per dimension, rank 4 at most")
             }
-            // Checked before conversion: a damaged file's 1e30 would trap `Int(_:)`.
-            guard p.allSatisfy({ $0.magnitude <= Float(1 << 24) && $0 == $0.rounded() }) else { throw fail(op, "padding out of range") }
-            var pads = (0..<shape.count).map { (Int(p[2 * $0]), Int(p[2 * $0 + 1])) }
+            var pads = (0..<shape.count).map { (p[2 * $0], p[2 * $0 + 1]) }
             while shape.count < 4 { shape.insert(1, at: 0); pads.insert((0, 0), at: 0) }
             guard pads.allSatisfy({ $0.0 >= 0 && $0.1 >= 0 }) else { throw fail(op, "negative padding") }
             var padded = 1
@@ -351,15 +358,15 @@ struct PlanBuilder {
         case .stridedSlice:
             guard case .slice(let beginMask, let endMask) = op.options else { throw fail(op, "missing options") }
             let shape = model.tensors[op.inputs[0]].shape
-            guard shape.count <= 4, let b = try constant(op.inputs[1]), let e = try constant(op.inputs[2]),
-                  let st = try constant(op.inputs[3]), b.count == shape.count, e.count == shape.count, st.count == shape.count else {
+            guard shape.count <= 4, let b = try integers(op.inputs[1], op), let e = try integers(op.inputs[2], op),
+                  let st = try integers(op.inputs[3], op), b.count == shape.count, e.count == shape.count, st.count == shape.count else {
                 throw fail(op, "begin, end and strides must be constant, one per dimension, rank 4 at most")
             }
             var slice = StridedSlice.Dimensions()
             for d in shape.indices {
-                let n = shape[d], s = Int(st[d])
+                let n = shape[d], s = st[d]
                 guard s > 0 else { throw fail(op, "stride \(s) on dimension \(d): only positive strides") }
-                func clamp(_ v: Float) -> Int { let v = Int(v); return min(max(v < 0 ? v + n : v, 0), n) }
+                func clamp(_ v: Int) -> Int { min(max(v < 0 ? v + n : v, 0), n) }
                 let lo = beginMask & (1 << d) != 0 ? 0 : clamp(b[d])
                 let hi = endMask & (1 << d) != 0 ? n : clamp(e[d])
                 slice.append(size: n, begin: lo, stride: s, count: hi > lo ? (hi - lo + s - 1) / s : 0)

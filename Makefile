@@ -168,17 +168,19 @@ tasks-venv:
 # extract --holistic against pose-format's video_to_pose (MediaPipe 0.10.14 Holistic, .venv-holistic) on every
 # corpus clip, and video_to_pose against itself with 1 added to 1% of the pixels for three sets of changed
 # pixels (its floor: one draw is not its spread); per component, frames present in one and not the other and
-# the deviation in shoulder widths (scripts/holistic_compare.py; docs/holistic.md).
+# the deviation in shoulder widths (scripts/holistic_compare.py; docs/holistic.md). REFINE_FACE=1: both with the
+# refined face (--refine-face; video_to_pose's refine_face_landmarks=true, 478 points).
 HOLISTIC_SEEDS = 0 1 2
+HOLISTIC_REFINE = $(if $(REFINE_FACE),--refine-face,)
 parity-holistic: build holistic-venv
 	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity-holistic skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
 	rm -rf out/parity/holistic out/parity/video_to_pose*; \
-	$(BIN) extract $(CORPUS)/clips -o out/parity/holistic --holistic --format pose --overwrite --quiet; \
-	$(HOLISTIC_PY) scripts/holistic_reference.py --out out/parity/video_to_pose $(CORPUS)/clips/* 2>/dev/null; \
+	$(BIN) extract $(CORPUS)/clips -o out/parity/holistic --holistic $(HOLISTIC_REFINE) --format pose --overwrite --quiet; \
+	$(HOLISTIC_PY) scripts/holistic_reference.py $(HOLISTIC_REFINE) --out out/parity/video_to_pose $(CORPUS)/clips/* 2>/dev/null; \
 	echo "== handpose extract --holistic against video_to_pose"; \
 	$(PY) scripts/holistic_compare.py out/parity/holistic out/parity/video_to_pose; \
 	for seed in $(HOLISTIC_SEEDS); do \
-	  $(HOLISTIC_PY) scripts/holistic_reference.py --out out/parity/video_to_pose-s$$seed --noise 0.01 --seed $$seed $(CORPUS)/clips/* 2>/dev/null; \
+	  $(HOLISTIC_PY) scripts/holistic_reference.py $(HOLISTIC_REFINE) --out out/parity/video_to_pose-s$$seed --noise 0.01 --seed $$seed $(CORPUS)/clips/* 2>/dev/null; \
 	  echo "== floor: video_to_pose with 1 added to 1% of the pixels (seed $$seed) against video_to_pose"; \
 	  $(PY) scripts/holistic_compare.py out/parity/video_to_pose-s$$seed out/parity/video_to_pose | grep -v '^note'; \
 	done

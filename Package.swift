@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "VideoIOTests", dependencies: ["TestSupport", "VideoIO", "Annotations"]),
         .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
-        .testTarget(name: "InferenceTests", dependencies: ["TestSupport", "Inference", "Landmarking", "HandLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
+        .testTarget(name: "InferenceTests", dependencies: ["TestSupport", "Inference", "Landmarking", "HandLandmarks", "FaceLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
         .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
         .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),

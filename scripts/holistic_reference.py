@@ -4,9 +4,10 @@ mp.solutions.holistic of mediapipe 0.10.14, video_to_pose's configuration: model
 pose_format.utils.holistic.load_holistic, the function video_to_pose calls, with the frames read as
 video_to_pose reads them (simple_video_utils.read_frames_exact) and the same header (width, height, fps).
 
-  holistic_reference.py --out DIR [--noise F --seed S] FILE...     (.venv-holistic: make holistic-venv)
+  holistic_reference.py --out DIR [--noise F --seed S] [--refine-face] FILE...     (.venv-holistic: make holistic-venv)
 
 --noise F adds 1 to F of each frame's pixel values (saturating; which ones: --seed), for MediaPipe's own floor.
+--refine-face runs video_to_pose's --additional-config refine_face_landmarks=true (478 face points).
 Each FILE's pose goes to DIR/<name>.pose. A fresh Holistic per file, as video_to_pose starts one per run.
 """
 import argparse, os, sys
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--noise", type=float, default=0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--refine-face", action="store_true")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -53,8 +55,11 @@ def main():
                 noisy.append(f)
             frames = noisy
         # reuse=False: a new Holistic for each file, as one video_to_pose run has.
+        config = {"model_complexity": 1}
+        if args.refine_face:
+            config["refine_face_landmarks"] = True
         pose = load_holistic(frames, fps=meta.fps, width=meta.width, height=meta.height,
-                             additional_holistic_config={"model_complexity": 1}, reuse=False)
+                             additional_holistic_config=config, reuse=False)
         target = os.path.join(args.out, os.path.basename(path) + ".pose")
         with open(target + ".partial", "wb") as f:
             pose.write(f)

@@ -58,7 +58,7 @@ public struct ExtractionPipeline: Sendable {
         // `--holistic`: Holistic's models made the files (and the hand tracker's too with `--hand-fallback`),
         // recorded and compared as such, so a rerun resumes and `status` names what made each file.
         if let holistic = settings(false).holistic {
-            let own = try ModelFiles.identity(directory: modelsDirectory, names: HolisticModels.fileNames)
+            let own = try ModelFiles.identity(directory: modelsDirectory, names: HolisticModels.fileNames(refineFace: holistic.refineFace))
             modelHashes = holistic.handFallback ? own.merging(modelHashes) { a, _ in a } : own
         }
         self.settings = settings

@@ -71,8 +71,9 @@ public enum ExtractionWorker {
                                                     hashes: hashes.map { h in h.filter { BodyModels.fileNames.contains($0.key) } }.flatMap { $0.isEmpty ? nil : $0 })
                     body = try BodyTracker(models: bodyModels, options: bodyOptions, threads: threads)
                 }
-                if job.options.holistic != nil, holistic == nil {
-                    holistic = try HolisticTracker(models: try HolisticModels(directory: directory, sharing: sharing), threads: threads)
+                if let options = job.options.holistic, holistic?.refinesFace != options.refineFace {
+                    holistic = try HolisticTracker(models: try HolisticModels(directory: directory, refineFace: options.refineFace, sharing: sharing),
+                                                   threads: threads)
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,

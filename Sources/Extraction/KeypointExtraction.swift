@@ -68,7 +68,8 @@ public enum KeypointExtraction {
         return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic, settings: settings, tool: tool,
                     into: KeypointOutputs(formats: formats, relative: sourcePath, root: root,
                                           completed: settings.completes || settings.holistic?.handFallback == true,
-                                          bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1, holistic: holistic != nil),
+                                          bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1, holistic: holistic != nil,
+                                          facePoints: holistic?.facePoints ?? 468),
                     decodeThreads: decodeThreads, progress: progress)
     }
 

@@ -30,6 +30,9 @@ public final class FaceFromPose {
         landmarker = try FaceLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
     }
 
+    /// Points of each face: 478 with the mesh with attention, else 468.
+    public var pointCount: Int { landmarker.pointCount }
+
     /// Forgets the last frame's face (a frame without a body, or a new clip).
     public func reset() { previous = nil }
 

@@ -18,7 +18,7 @@ public struct HolisticObservation: Sendable {
 }
 
 /// Holistic's models from one folder: the legacy pose pipeline's two, the hand re-crop and the full hand
-/// landmark model, the short-range face detector and the face mesh.
+/// landmark model, the short-range face detector and the face mesh (with attention for `refineFace`).
 public final class HolisticModels {
     public let body: BodyModels
     public let face: FaceModels
@@ -26,11 +26,13 @@ public final class HolisticModels {
     public let handLandmark: TFLiteModel
     public let hashes: [String: String]
     public static let handFileNames = ["hand_recrop.tflite", "hand_landmark_full.tflite"]
-    public static var fileNames: [String] { BodyModels.fileNames + handFileNames + FaceModels.fileNames }
+    public static func fileNames(refineFace: Bool = false) -> [String] {
+        BodyModels.fileNames + handFileNames + FaceModels.fileNames(refined: refineFace)
+    }
 
-    public init(directory: URL, sharing: SharedConstants? = nil) throws {
+    public init(directory: URL, refineFace: Bool = false, sharing: SharedConstants? = nil) throws {
         body = try BodyModels(directory: directory, sharing: sharing)
-        face = try FaceModels(directory: directory, sharing: sharing)
+        face = try FaceModels(directory: directory, refined: refineFace, sharing: sharing)
         let urls = try ModelFiles.urls(directory: directory, names: Self.handFileNames)
         recrop = try TFLiteModel(path: urls[0].path)
         handLandmark = try TFLiteModel(path: urls[1].path)
@@ -40,7 +42,7 @@ public final class HolisticModels {
 }
 
 /// MediaPipe Holistic (legacy `mp.solutions.holistic` in mediapipe 0.10.14, as pose-format's
-/// `video_to_pose` runs it: model_complexity 1, smoothing on, no refined face), frame by frame:
+/// `video_to_pose` runs it: model_complexity 1, smoothing on; refine_face_landmarks as its models ask), frame by frame:
 /// the body (`HolisticBodyTracker`), then from its smoothed landmarks each hand (`HandFromPose`: left
 /// from landmarks 15, 17, 19, right from 16, 18, 20) and the face (`FaceFromPose`, landmarks 0-10).
 /// docs/holistic.md follows each step to MediaPipe's graphs.
@@ -59,6 +61,10 @@ public final class HolisticTracker {
                                  sharing: models.body.sharing)
         face = try FaceFromPose(models: models.face, threads: threads)
     }
+
+    /// Points of each face: 478 with refine_face_landmarks, else 468.
+    public var facePoints: Int { face.pointCount }
+    public var refinesFace: Bool { facePoints == FaceRefinement.pointCount }
 
     /// Forgets the clip so far (call between clips): what a new Holistic object starts from.
     public func reset() {
@@ -87,15 +93,23 @@ public final class HolisticTracker {
     }
 }
 
-/// What `--holistic` asks for: MediaPipe Holistic with video_to_pose's configuration, and whether a hand
-/// it misses is taken from handpose's own hand tracker (`--hand-fallback`).
+/// What `--holistic` asks for: MediaPipe Holistic with video_to_pose's configuration, whether a hand it
+/// misses is taken from handpose's own hand tracker (`--hand-fallback`), and whether the face is refined
+/// (`--refine-face`: video_to_pose's `refine_face_landmarks=true`, 478 points).
 public struct HolisticOptions: Hashable, Sendable, Codable {
     public var handFallback = false
-    public init(handFallback: Bool = false) { self.handFallback = handFallback }
+    public var refineFace = false
+    public init(handFallback: Bool = false, refineFace: Bool = false) {
+        self.handFallback = handFallback
+        self.refineFace = refineFace
+    }
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         handFallback = try c.decodeIfPresent(Bool.self, forKey: .handFallback) ?? false
+        refineFace = try c.decodeIfPresent(Bool.self, forKey: .refineFace) ?? false
     }
     /// What keypoint files record as `settings.holistic`.
-    public var recorded: String { HolisticTracker.name + (handFallback ? "+hand-fallback" : "") }
+    public var recorded: String { HolisticTracker.name + (refineFace ? "+refine-face" : "") + (handFallback ? "+hand-fallback" : "") }
+    /// Points of each face: 478 refined, else 468.
+    public var facePoints: Int { refineFace ? FaceRefinement.pointCount : FaceRefinement.meshPoints }
 }

@@ -67,10 +67,10 @@ struct PlanBuilder {
     /// Inputs each operator needs (optional ones such as bias excluded).
     static func requiredInputs(_ code: BuiltinOperator) -> Int {
         switch code {
-        case .conv2D, .depthwiseConv2D, .fullyConnected, .add, .prelu, .mean, .pad, .resizeBilinear: return 2
+        case .conv2D, .depthwiseConv2D, .fullyConnected, .add, .mul, .prelu, .mean, .pad, .resizeBilinear: return 2
         case .stridedSlice: return 4
         case .concatenation, .depthToSpace, .dequantize, .densify, .logistic, .maxPool2D, .reshape, .relu: return 1
-        case .other: return 0
+        case .custom, .other: return 0
         }
     }
 
@@ -355,6 +355,24 @@ struct PlanBuilder {
                                       input: op.inputs[0], output: out, batch: inCount / k)
         case .relu:
             return ReluStep(input: op.inputs[0], output: out, count: outCount)
+        case .mul:
+            guard case .activation(let act) = op.options, act == .none else { throw fail(op, "a fused activation") }
+            // The operand of one value (or the constant one, if both are whole) goes second.
+            var (a, b) = (op.inputs[0], op.inputs[1])
+            let aConstant = try constant(a) != nil
+            if model.tensors[a].count == 1 && model.tensors[b].count == outCount || aConstant { swap(&a, &b) }
+            guard model.tensors[a].count == outCount, model.tensors[b].count == outCount || model.tensors[b].count == 1 else {
+                throw fail(op, "broadcasting other than by one value (\(model.tensors[a].shape) * \(model.tensors[b].shape))")
+            }
+            func operand(_ t: Int) throws -> MulStep.Operand {
+                try constant(t).map { .constant(FloatBuffer($0)) } ?? .tensor(t)
+            }
+            let first = try operand(a)
+            if case .constant = first { throw fail(op, "both operands constant") }
+            return MulStep(a: first, b: try operand(b), output: out, count: outCount, broadcast: model.tensors[b].count == 1)
+        case .custom(let name):
+            guard case .custom(let options) = op.options else { throw fail(op, "missing options") }
+            return try customStep(op, name: name, options: options)
         case .stridedSlice:
             guard case .slice(let beginMask, let endMask) = op.options else { throw fail(op, "missing options") }
             let shape = model.tensors[op.inputs[0]].shape
@@ -375,6 +393,55 @@ struct PlanBuilder {
             return StridedSliceStep(input: op.inputs[0], output: out, slice: slice)
         case .conv2D, .dequantize, .densify, .other:
             throw InferenceError.unsupportedOperator(path: model.path, index: op.index, name: op.code.name)
+        }
+    }
+
+    /// MediaPipe's custom operators in the face mesh with attention (mediapipe/util/tflite/operations), each
+    /// option checked against its range before use.
+    mutating func customStep(_ op: Operator, name: String, options: CustomOptions) throws -> Step {
+        let out = op.outputs[0]
+        guard op.inputs.allSatisfy({ $0 >= 0 }) else { throw fail(op, "an input left out") }
+        func matrix(_ t: Int) throws -> Int {
+            guard model.tensors[t].count == 16, try constant(t) == nil else { throw fail(op, "the matrix must be a computed [1, 4, 4]") }
+            return t
+        }
+        switch name {
+        case "Landmarks2TransformMatrix":
+            guard op.inputs.count == 1 else { throw fail(op, "expects one input, the landmarks") }
+            let s = model.tensors[op.inputs[0]].shape
+            guard s.count == 3, s[0] == 1, s[2] == 3, try constant(op.inputs[0]) == nil,
+                  model.tensors[out].count == 16 else {
+                throw fail(op, "expects landmarks [1, N, 3] and a [1, 4, 4] output")
+            }
+            let n = s[1]
+            let subset = try options.ints("subset_idxs", in: 0...(n - 1))
+            guard !subset.isEmpty else { throw fail(op, "an empty subset") }
+            return LandmarksToMatrixStep(input: op.inputs[0], output: out, points: n, subset: subset,
+                                         left: try options.int("left_rotation_idx", in: 0...(n - 1)),
+                                         right: try options.int("right_rotation_idx", in: 0...(n - 1)),
+                                         width: try options.int("output_width", in: 1...4096),
+                                         height: try options.int("output_height", in: 1...4096),
+                                         scale: SIMD2(try options.float("scale_x", in: 0...1000), try options.float("scale_y", in: 0...1000)),
+                                         targetAngle: try options.float("target_rotation_radians", in: -7...7))
+        case "TransformTensorBilinear":
+            guard op.inputs.count == 2, try constant(op.inputs[0]) == nil else { throw fail(op, "expects a map and a matrix") }
+            let input = try hwc(op.inputs[0], op), output = try hwc(out, op)
+            guard output.c == input.c, output.h == (try options.int("output_height", in: 1...4096)),
+                  output.w == (try options.int("output_width", in: 1...4096)) else {
+                throw fail(op, "output \(output) differs from the options' size or the input's channels")
+            }
+            return TransformTensorStep(input: op.inputs[0], matrix: try matrix(op.inputs[1]), output: out, shape: input,
+                                       outH: output.h, outW: output.w)
+        case "TransformLandmarks":
+            guard op.inputs.count == 2 else { throw fail(op, "expects the landmarks and a matrix") }
+            let s = model.tensors[op.inputs[0]].shape
+            guard s.count == 3, s[0] == 1, s[2] == 2 || s[2] == 3, model.tensors[out].shape == s,
+                  try constant(op.inputs[0]) == nil else {
+                throw fail(op, "expects landmarks [1, N, 2 or 3] and an output of the same shape")
+            }
+            return TransformLandmarksStep(input: op.inputs[0], matrix: try matrix(op.inputs[1]), output: out, points: s[1], dimensions: s[2])
+        default:
+            throw InferenceError.unsupportedOperator(path: model.path, index: op.index, name: "custom operator \(name)")
         }
     }
 }

@@ -43,7 +43,9 @@ public final class TFLiteModel {
         let codes: [BuiltinOperator] = try model.tables(1).map { code in
             let deprecated = Int32(try code.scalar(0, Int8.self, default: 0))
             let builtin = try code.scalar(3, Int32.self, default: 0)
-            return BuiltinOperator(code: max(deprecated, builtin))
+            // OperatorCode field 1: custom_code, the name of a CUSTOM operator.
+            let op = BuiltinOperator(code: max(deprecated, builtin))
+            return op == .other(32) ? .custom(try code.string(1) ?? "") : op
         }
         buffers = try model.tables(4).map { buffer in
             guard let (start, count) = try buffer.vector(0, elementSize: 1) else { return 0..<0 }
@@ -88,9 +90,21 @@ public final class TFLiteModel {
             let ins = try checkIndices(try op.int32s(1), "operator \(i) input")
             let outs = try checkIndices(try op.int32s(2), "operator \(i) output")
             guard !outs.isEmpty, outs.allSatisfy({ $0 >= 0 }) else { throw fb.fail("operator \(i) has no output") }
-            let options = try op.table(4)
-            operators.append(Operator(index: i, code: code, inputs: ins, outputs: outs,
-                                      options: try Self.readOptions(code, options, index: i, path: path)))
+            let options: OperatorOptions
+            if case .custom(let name) = code {
+                // Operator fields 5 and 6: custom_options and their format (0: FlexBuffers, the only one).
+                let format = try op.scalar(6, Int8.self, default: 0)
+                guard format == 0 else {
+                    throw InferenceError.unsupportedOption(path: path, index: i, name: code.name, reason: "custom options format \(format)")
+                }
+                var bytes: [UInt8] = []
+                if let (start, count) = try op.vector(5, elementSize: 1) { bytes = Array(file.bytes[start..<(start + count)]) }
+                let values = bytes.isEmpty ? [:] : try FlexBuffer(bytes: bytes, path: path).rootMap()
+                options = .custom(CustomOptions(values: values, path: path, index: i, name: name))
+            } else {
+                options = try Self.readOptions(code, try op.table(4), index: i, path: path)
+            }
+            operators.append(Operator(index: i, code: code, inputs: ins, outputs: outs, options: options))
         }
         self.operators = operators
         // Reading touched only the graph's tables; planning reads the weights.
@@ -131,7 +145,7 @@ public final class TFLiteModel {
                 throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "weights format \(format)")
             }
             return .activation(try activation(0))
-        case .add:
+        case .add, .mul:
             return .activation(try activation(0))
         case .concatenation:
             return .concat(axis: try int(0, 0), activation: try activation(1))
@@ -155,6 +169,8 @@ public final class TFLiteModel {
             return .none
         case .other(let c):
             throw InferenceError.unsupportedOperator(path: path, index: index, name: "builtin operator \(c)")
+        case .custom(let name):
+            throw InferenceError.unsupportedOperator(path: path, index: index, name: "custom operator \(name)")
         }
     }
 }
@@ -186,10 +202,13 @@ public enum TensorType: Int, Sendable {
     }
 }
 
-/// The operators the MediaPipe hand, pose and face models use; anything else is `.other` and refused by name.
+/// The operators the MediaPipe hand, pose and face models use; anything else is `.other` (or an unknown
+/// `.custom`) and refused by name.
 public enum BuiltinOperator: Equatable, Sendable {
     case add, concatenation, conv2D, depthToSpace, depthwiseConv2D, dequantize, densify, fullyConnected, logistic
-    case maxPool2D, reshape, resizeBilinear, pad, mean, prelu, relu, stridedSlice
+    case maxPool2D, mul, reshape, resizeBilinear, pad, mean, prelu, relu, stridedSlice
+    /// A CUSTOM operator, by its name (MediaPipe's `Landmarks2TransformMatrix` and the like).
+    case custom(String)
     case other(Int32)
 
     init(code: Int32) {
@@ -203,6 +222,7 @@ public enum BuiltinOperator: Equatable, Sendable {
         case 9: self = .fullyConnected
         case 14: self = .logistic
         case 17: self = .maxPool2D
+        case 18: self = .mul
         case 19: self = .relu
         case 22: self = .reshape
         case 23: self = .resizeBilinear
@@ -227,6 +247,7 @@ public enum BuiltinOperator: Equatable, Sendable {
         case .fullyConnected: return "FULLY_CONNECTED"
         case .logistic: return "LOGISTIC"
         case .maxPool2D: return "MAX_POOL_2D"
+        case .mul: return "MUL"
         case .reshape: return "RESHAPE"
         case .resizeBilinear: return "RESIZE_BILINEAR"
         case .pad: return "PAD"
@@ -234,6 +255,7 @@ public enum BuiltinOperator: Equatable, Sendable {
         case .prelu: return "PRELU"
         case .relu: return "RELU"
         case .stridedSlice: return "STRIDED_SLICE"
+        case .custom(let name): return name
         case .other(let c): return "builtin operator \(c)"
         }
     }
@@ -274,4 +296,6 @@ public enum OperatorOptions: Sendable {
     case blockSize(Int)
     /// STRIDED_SLICE's masks: bit d set takes the whole extent on that side of dimension d.
     case slice(beginMask: Int, endMask: Int)
+    /// A custom operator's options, as its FlexBuffers map.
+    case custom(CustomOptions)
 }

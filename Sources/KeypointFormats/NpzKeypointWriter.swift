@@ -14,7 +14,8 @@ import Keypoints
 /// in the frame's `bodies`, -1 where none) and the bodies: `body_landmarks` and `body_world` float32
 /// `[frames, bodies, 33, 3]`, `body_visibility` and `body_presence` float32 `[frames, bodies, 33]`,
 /// `body_score` float32 and `body_track` int32 `[frames, bodies]`, `body_mask` bool `[frames, bodies]`. Files
-/// of `extract --holistic` hold the bodies too, and the faces: `face_landmarks` float32 `[frames, faces, 468, 3]`,
+/// of `extract --holistic` hold the bodies too, and the faces: `face_landmarks` float32 `[frames, faces, 468, 3]` (478 with
+/// `--refine-face`),
 /// `face_presence` float32, `face_person` int32 (-1 where none) and `face_mask` bool `[frames, faces]`; with
 /// `--hand-fallback` also `fallback` bool `[frames, hands]` (true where handpose's tracker gave the hand).
 /// Hands are kept in a scratch file until the end; memory grows only by the frame index,
@@ -35,9 +36,9 @@ public final class NpzKeypointWriter: KeypointOutput {
     private let faceScratch: ScratchFile?
     private var faceCounts: [UInt16] = []
     private var mostFaces = 1
-    /// The per-face record: 468 x 3 landmarks, presence, person.
-    static let facePoints = 468
-    static let faceRecordFloats = facePoints * 3 + 2
+    /// Points of each face (468, or 478 refined); the per-face record: its landmarks x 3, presence, person.
+    private let facePoints: Int
+    private var faceRecordFloats: Int { facePoints * 3 + 2 }
 
     /// The per-hand record kept in scratch: 63 landmarks, 63 world, presence, handedness, track, and
     /// its mask value (1 estimated, 2 interpolated).
@@ -45,12 +46,13 @@ public final class NpzKeypointWriter: KeypointOutput {
     /// The per-body record: 99 landmarks, 99 world, 33 visibility, 33 presence, score, track.
     static let bodyRecordFloats = 2 * BodyJoint.count * 3 + 2 * BodyJoint.count + 2
 
-    /// `bodies`: the file holds bodies (`extract --body`); `faces`: and faces (`extract --holistic`).
-    public init(url: URL, bodies: Bool = false, faces: Bool = false) throws {
+    /// `bodies`: the file holds bodies (`extract --body`); `faces`: and faces of that many points (`extract --holistic`).
+    public init(url: URL, bodies: Bool = false, faces: Int? = nil) throws {
+        facePoints = faces ?? 468
         file = try StagedFile(url: url, open: false)   // ZIPFoundation writes the temporary file
         scratch = try ScratchFile(beside: url)
         bodyScratch = bodies ? try ScratchFile(beside: url) : nil
-        faceScratch = faces ? try ScratchFile(beside: url) : nil
+        faceScratch = faces != nil ? try ScratchFile(beside: url) : nil
     }
 
     public func append(_ frame: KeypointFile.Frame) throws {
@@ -70,15 +72,17 @@ public final class NpzKeypointWriter: KeypointOutput {
         }
         try scratch.spill()
         if let faceScratch {
-            // Faces of another mesh size (478 points) are not this file's: the 468 kept.
-            let faces = (frame.faces ?? []).filter { $0.landmarks.count >= Self.facePoints }
+            let faces = frame.faces ?? []
+            if let other = faces.first(where: { $0.landmarks.count != facePoints }) {
+                throw KeypointError.unwritable(path: url.path, reason: "frame \(frame.i)'s face has \(other.landmarks.count) points, the file's \(facePoints)")
+            }
             guard faces.count <= Int(UInt16.max) else {
                 throw KeypointError.unwritable(path: url.path, reason: "frame \(frame.i) has over 65535 faces")
             }
             faceCounts.append(UInt16(faces.count))
             mostFaces = max(mostFaces, faces.count)
             for face in faces {
-                faceScratch.append(face.landmarks.prefix(Self.facePoints).flatMap { $0.prefix(3) } + [face.presence ?? 1, Float(face.person ?? -1)])
+                faceScratch.append(face.landmarks.flatMap { $0.prefix(3) } + [face.presence ?? 1, Float(face.person ?? -1)])
             }
             try faceScratch.spill()
         }
@@ -174,7 +178,7 @@ public final class NpzKeypointWriter: KeypointOutput {
                 try member("body_mask", .bool, shape: [F, B], fill: UInt8(0), from: source) { _ in [UInt8(1)] },
             ]
         } ?? []) + (try faceScratch.map { faces -> [NpzArchive.StreamedMember] in
-            let N = mostFaces, P = Self.facePoints, source = (faces, faceCounts, Self.faceRecordFloats)
+            let N = mostFaces, P = facePoints, source = (faces, faceCounts, faceRecordFloats)
             return [
                 try member("face_landmarks", .float32, shape: [F, N, P, 3], fill: Float(0), from: source) { Array($0[0..<3 * P]) },
                 try member("face_presence", .float32, shape: [F, N], fill: Float(0), from: source) { [$0[3 * P]] },

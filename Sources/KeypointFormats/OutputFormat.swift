@@ -59,8 +59,10 @@ public final class KeypointOutputs {
     /// `completed`: the hands come from `extract --complete` (the CSV gains its `origin` column).
     /// `bodies`: the most bodies a frame holds (`extract --body`'s `--max-bodies`), which every format
     /// gains; 0 without bodies.
-    /// `holistic`: MediaPipe Holistic's person (`extract --holistic`): the .pose file takes video_to_pose's layout.
-    public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false, bodies: Int = 0, holistic: Bool = false) throws {
+    /// `holistic`: MediaPipe Holistic's person (`extract --holistic`): the .pose file takes video_to_pose's layout;
+    /// `facePoints`: its faces' points (468, or 478 with `--refine-face`).
+    public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false, bodies: Int = 0, holistic: Bool = false,
+                facePoints: Int = 468) throws {
         stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []
         do {
@@ -68,9 +70,9 @@ public final class KeypointOutputs {
                 let url = f.url(for: relative, in: root)
                 switch f {
                 case .json: made.append(try KeypointFileWriter(url: url))
-                case .pose: made.append(holistic ? try HolisticPoseFileWriter(url: url) : try PoseFileWriter(url: url, bodies: bodies))
+                case .pose: made.append(holistic ? try HolisticPoseFileWriter(url: url, facePoints: facePoints) : try PoseFileWriter(url: url, bodies: bodies))
                 case .csv: made.append(try HandCSVWriter(url: url, origins: completed, bodies: bodies > 0 || holistic))
-                case .npz: made.append(try NpzKeypointWriter(url: url, bodies: bodies > 0 || holistic, faces: holistic))
+                case .npz: made.append(try NpzKeypointWriter(url: url, bodies: bodies > 0 || holistic, faces: holistic ? facePoints : nil))
                 }
             }
         } catch {

@@ -56,6 +56,10 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "Such hands are marked `origin: fallback` in keypoint files, CSV and npz (`fallback`); in .pose files their confidence is their presence score, at most 0.99, where Holistic's own hands have 1."))
     var handFallback = false
 
+    @Flag(help: ArgumentHelp("With --holistic: the refined face, 478 points (the lips, eyes and irises from MediaPipe's face mesh with attention), as video_to_pose's --additional-config refine_face_landmarks=true.",
+                             discussion: "The .pose header's FACE_LANDMARKS then has 478 points as pose-format writes it for that option; keypoint files and npz hold 478 points a face. Needs face_landmark_with_attention.tflite (make setup places it)."))
+    var refineFace = false
+
     /// Each recorded setting named by the flag that sets it: the one table by which `status`, `export` and
     /// `extract` name a difference between a keypoint file's settings and those asked for. A new field is
     /// not compiled until it has its flag here.
@@ -74,7 +78,7 @@ struct ExtractionFlags: ParsableArguments {
         case .pipeline: "pipeline revision (an earlier handpose made it; extract it again):"
         case .body: "--body"
         case .maxBodies: "--max-bodies"
-        case .holistic: "--holistic"
+        case .holistic: "--holistic (with --hand-fallback, --refine-face)"
         }
     }
 
@@ -99,6 +103,7 @@ struct ExtractionFlags: ParsableArguments {
         if maxBodies != 1 && !body { throw ValidationError("--max-bodies counts the people --body finds: add --body") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
         if handFallback && !holistic { throw ValidationError("--hand-fallback fills the hands --holistic misses: add --holistic") }
+        if refineFace && !holistic { throw ValidationError("--refine-face refines the face --holistic finds: add --holistic") }
         if holistic {
             let others = [("--body", body), ("--smooth", smooth), ("--complete", complete), ("--mirrored", mirrored), ("--mode image", mode == .image), ("--legacy", legacy)]
             if let (flag, _) = others.first(where: { $0.1 }) {
@@ -132,14 +137,14 @@ struct ExtractionFlags: ParsableArguments {
             people?.maxBodies = maxBodies
         }
         return ExtractionSettings(hands: hands, body: people, smoothing: smooth, completion: complete,
-                                  holistic: holistic ? HolisticOptions(handFallback: handFallback) : nil)
+                                  holistic: holistic ? HolisticOptions(handFallback: handFallback, refineFace: refineFace) : nil)
     }
 
     /// The pipeline these flags describe; a missing model is a failure to run naming every place looked.
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
-            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model) + (holistic ? HolisticModels.fileNames : []))
+            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model) + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : []))
             var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
                                                   overwrite: overwrite) { flags.settings(forStill: $0) }
             pipeline.sharing = SharedConstants.standard()

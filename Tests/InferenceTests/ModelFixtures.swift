@@ -14,8 +14,9 @@ enum Fixtures {
     /// sparse (DENSIFY) and upsamples with DEPTH_TO_SPACE.
     static let poseModelNames = ["pose_detection", "pose_landmark_full"]
     /// The models Holistic adds (`extract --holistic`, #46): the hand re-crop model (STRIDED_SLICE), the
-    /// short-range face detector (RELU after its residual ADDs) and the face mesh.
-    static let holisticModelNames = ["hand_recrop", "face_detection_short_range", "face_landmark"]
+    /// short-range face detector (RELU after its residual ADDs), the face mesh, and the mesh with attention
+    /// (`--refine-face`: MUL and MediaPipe's custom operators; FaceMeshAttentionTests holds it to MediaPipe's graph).
+    static let holisticModelNames = ["hand_recrop", "face_detection_short_range", "face_landmark", "face_landmark_with_attention"]
 
     static func modelPath(_ name: String) throws -> String {
         let path = root.appendingPathComponent("Models/\(name).tflite").path

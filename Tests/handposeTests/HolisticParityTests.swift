@@ -84,6 +84,62 @@ final class HolisticParityTests: XCTestCase {
         XCTAssertTrue(out.contains("543"), out)
     }
 
+    /// `--refine-face` against video_to_pose with `refine_face_landmarks=true` on the signer: the same header
+    /// (FACE_LANDMARKS of 478 points, the irises' limbs), every component present in the same frames and within
+    /// the engine's rounding; the keypoint file and npz hold 478 points a face, the setting recorded; pose-format
+    /// reads the file with the four image components.
+    func testRefinedFaceMatchesVideoToPose() throws {
+        let models = try ToolRunner.models()
+        let python = try holisticPython()
+        let clip = Self.corpus.appendingPathComponent("slp_sign_short.mp4")
+        guard FileManager.default.fileExists(atPath: clip.path) else {
+            print("SKIP: the shared corpus (\(Self.corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("holistic-refined-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ours = dir.appendingPathComponent("handpose"), reference = dir.appendingPathComponent("video_to_pose")
+        let (code, text) = try ToolRunner.run(["extract", clip.path, "-o", ours.path, "--models", models, "--holistic", "--refine-face",
+                                               "--format", "json,npz,pose"])
+        XCTAssertEqual(code, 0, text)
+        let (c, t) = try ToolRunner.process(python, ["scripts/holistic_reference.py", "--refine-face", "--out", reference.path, clip.path])
+        XCTAssertEqual(c, 0, t)
+        let (cc, json) = try ToolRunner.process(python, ["scripts/holistic_compare.py", ours.path, reference.path, "--json"])
+        print(json)
+        XCTAssertEqual(cc, 0, "headers and frame counts must be video_to_pose's: \(json)")
+        let rows = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["components"] as? [String: [String: Any]])
+        XCTAssertEqual(rows.count, 5)
+        for (name, row) in rows {
+            XCTAssertEqual((row["only A"] as! Int) + (row["only B"] as! Int), 0, name)
+            XCTAssertEqual(row["both"] as? Int, 9, name)
+            XCTAssertLessThan(row["mean"] as? Double ?? 1, 0.001, "\(name) on the signer")
+        }
+        let file = try KeypointFile.load(ours.appendingPathComponent("slp_sign_short.mp4.hands.json"))
+        XCTAssertEqual(file.settings?.holistic, "mediapipe-0.10.14+refine-face")
+        XCTAssertNotNil(file.models?["face_landmark_with_attention.tflite"])
+        XCTAssertNil(file.models?["face_landmark.tflite"])
+        XCTAssertTrue(file.frames.allSatisfy { $0.faces?.first?.landmarks.count == 478 })
+        let check = """
+        import sys, numpy as np
+        from pose_format import Pose
+        from pose_format.utils.generic import reduce_holistic
+        z = np.load(sys.argv[1])
+        assert z["face_landmarks"].shape == (9, 1, 478, 3), z["face_landmarks"].shape
+        p = Pose.read(open(sys.argv[2], "rb").read())
+        reduce_holistic(p)
+        c = p.get_components(["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS"])
+        print(c.header.total_points(), c.body.data.shape)
+        """
+        let (rc, out) = try ToolRunner.process(python, ["-c", check, ours.appendingPathComponent("slp_sign_short.mp4.npz").path,
+                                                        ours.appendingPathComponent("slp_sign_short.mp4.pose").path])
+        XCTAssertEqual(rc, 0, out)
+        XCTAssertTrue(out.contains("553"), out)
+        // Without --holistic the flag has nothing to refine.
+        let (bad, message) = try ToolRunner.run(["extract", clip.path, "-o", dir.appendingPathComponent("x").path, "--models", models, "--refine-face"])
+        XCTAssertNotEqual(bad, 0)
+        XCTAssertTrue(message.contains("--refine-face"), message)
+    }
+
     /// `bench holistic` runs handpose and both pose-format commands on the same clip and reports each.
     func testBenchHolisticTimesEverySide() throws {
         let models = try ToolRunner.models()

@@ -171,7 +171,7 @@ tasks-venv:
 # the deviation in shoulder widths (scripts/holistic_compare.py; docs/holistic.md). REFINE_FACE=1: both with the
 # refined face (--refine-face; video_to_pose's refine_face_landmarks=true, 478 points).
 HOLISTIC_SEEDS = 0 1 2
-HOLISTIC_REFINE = $(if $(REFINE_FACE),--refine-face,)
+HOLISTIC_REFINE = $(if $(filter 1 yes true,$(REFINE_FACE)),--refine-face,)
 parity-holistic: build holistic-venv
 	@set -eo pipefail; if [ ! -d $(CORPUS)/clips ]; then echo "parity-holistic skipped: $(CORPUS)/clips is absent"; exit 0; fi; \
 	rm -rf out/parity/holistic out/parity/video_to_pose*; \

@@ -3,11 +3,11 @@
 crops, as the reference for handpose's face mesh models: the attention model's custom operators and the 478-point
 refinement (`extract --holistic --refine-face`), and the plain model's 468 points.
 
-  face_mesh_reference.py --out DIR [--angles 0,25] IMAGE...      (.venv-holistic: make holistic-venv)
+  face_mesh_reference.py --out DIR [--angles 0,25] [--tight] IMAGE...      (.venv-holistic: make holistic-venv)
 
 For each IMAGE and angle: the image turned by the angle (degrees, about its centre, edges replicated), the first
-face FaceMesh finds in it, a square 1.5 times its landmarks' extent cut out and resized to 192x192. The graph then
-runs on that 192x192 image with the region the whole image, so its model sees exactly those pixels. Writes
+face FaceMesh finds in it, a square 1.5 times its landmarks' extent cut out and resized to 192x192; with --tight
+also, named <angle>tight, a square of 0.7 times that side (the face filling it). The graph then runs on that 192x192 image with the region the whole image, so its model sees exactly those pixels. Writes
 DIR/<image>-<angle>.rgb (192x192x3 bytes), .refined.f32 (478x3, with attention) and .mesh.f32 (468x3, without):
 x, y normalised to the crop, z in the units of x. An image without a face is named on stderr and left out.
 """
@@ -47,6 +47,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--angles", default="0,25")
+    ap.add_argument("--tight", action="store_true")
     ap.add_argument("images", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -68,18 +69,20 @@ def main():
             points = np.array([[p.x * W, p.y * H] for p in found.multi_face_landmarks[0].landmark])
             centre = (points.min(0) + points.max(0)) / 2
             side = int((points.max(0) - points.min(0)).max() * 1.5)
-            x0, y0 = int(centre[0] - side / 2), int(centre[1] - side / 2)
             padded = cv2.copyMakeBorder(turned, side, side, side, side, cv2.BORDER_REPLICATE)
-            crop = cv2.resize(padded[y0 + side:y0 + 2 * side, x0 + side:x0 + 2 * side], (192, 192), interpolation=cv2.INTER_AREA)
-            refined, plain = mesh(crop, True), mesh(crop, False)
-            if refined is None or plain is None:
-                print("face_mesh_reference.py: the graph found no face in the crop of %s at %g degrees" % (path, angle), file=sys.stderr)
-                continue
-            stem = os.path.join(args.out, "%s-%g" % (os.path.basename(path), angle))
-            np.ascontiguousarray(crop).tofile(stem + ".rgb")
-            refined.tofile(stem + ".refined.f32")
-            plain.tofile(stem + ".mesh.f32")
-            print("%s: %d and %d points" % (stem, len(refined), len(plain)))
+            for label, scale in [("", 1.0)] + ([("tight", 0.7)] if args.tight else []):
+                cut = int(side * scale)
+                x0, y0 = int(centre[0] - cut / 2), int(centre[1] - cut / 2)
+                crop = cv2.resize(padded[y0 + side:y0 + side + cut, x0 + side:x0 + side + cut], (192, 192), interpolation=cv2.INTER_AREA)
+                refined, plain = mesh(crop, True), mesh(crop, False)
+                if refined is None or plain is None:
+                    print("face_mesh_reference.py: the graph found no face in the crop of %s at %g degrees" % (path, angle), file=sys.stderr)
+                    continue
+                stem = os.path.join(args.out, "%s-%g%s" % (os.path.basename(path), angle, label))
+                np.ascontiguousarray(crop).tofile(stem + ".rgb")
+                refined.tofile(stem + ".refined.f32")
+                plain.tofile(stem + ".mesh.f32")
+                print("%s: %d and %d points" % (stem, len(refined), len(plain)))
 
 
 if __name__ == "__main__":

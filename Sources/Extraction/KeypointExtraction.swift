@@ -69,7 +69,7 @@ public enum KeypointExtraction {
                     into: KeypointOutputs(formats: formats, relative: sourcePath, root: root,
                                           completed: settings.completes || settings.holistic?.handFallback == true,
                                           bodies: body == nil ? 0 : settings.body?.maxBodies ?? 1, holistic: holistic != nil,
-                                          facePoints: holistic?.facePoints ?? 468),
+                                          facePoints: holistic?.facePoints ?? KeypointFile.Face.meshPoints),
                     decodeThreads: decodeThreads, progress: progress)
     }
 

@@ -3,7 +3,7 @@ import Inference
 import Landmarking
 import VideoIO
 
-/// One face in one frame: MediaPipe's 468-point face mesh.
+/// One face in one frame: MediaPipe's face mesh, 468 points (478 with attention, `--refine-face`).
 public struct FaceObservation: Sendable {
     /// x and y normalised to the frame, z in the units of x (MediaPipe's relative depth).
     public var landmarks: [Point3]
@@ -28,6 +28,12 @@ public final class FaceFromPose {
     public init(models: FaceModels, threads: Int = 1) throws {
         detector = try FaceDetector(model: models.detector, threads: threads, sharing: models.sharing)
         landmarker = try FaceLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
+        // The file named for the mesh with attention must be it (and the plain mesh's must not), or the
+        // settings recorded would not say what made the faces.
+        guard landmarker.refines == models.refined else {
+            throw InferenceError.malformed(path: models.landmark.path, reason: models.refined
+                ? "it is the plain face mesh (2 outputs), not the mesh with attention (7)" : "it is the face mesh with attention, not the plain one")
+        }
     }
 
     /// Points of each face: 478 with the mesh with attention, else 468.

@@ -20,7 +20,13 @@ public final class FaceLandmarker {
         let sizes = plan.outputs.map(\.count)
         switch sizes {
         case [1404, 1]: refines = false
-        case [1404, 160, 142, 142, 10, 10, 1]: refines = true
+        case [1404, 160, 142, 142, 10, 10, 1]:
+            // The eyes and irises have equal sizes: their names say which is which.
+            let names = plan.outputs.map(\.name)
+            for (i, part) in ["lips", "left_eye", "right_eye", "left_iris", "right_iris", "faceflag"].enumerated() where !names[i + 1].contains(part) {
+                throw InferenceError.malformed(path: model.path, reason: "output \(i + 1) is '\(names[i + 1])', expected the \(part)")
+            }
+            refines = true
         default:
             throw InferenceError.malformed(path: model.path, reason: "outputs of \(sizes) values are neither face mesh model's")
         }

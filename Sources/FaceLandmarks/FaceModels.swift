@@ -10,7 +10,11 @@ public final class FaceModels: DetectorAndLandmarkModels {
         ["face_detection_short_range.tflite", refined ? "face_landmark_with_attention.tflite" : "face_landmark.tflite"]
     }
 
+    /// The mesh is the one with attention (478 points).
+    public let refined: Bool
+
     public init(directory: URL, refined: Bool = false, sharing: SharedConstants? = nil, hashes: [String: String]? = nil) throws {
+        self.refined = refined
         try super.init(directory: directory, names: Self.fileNames(refined: refined), sharing: sharing, hashes: hashes)
     }
 }

@@ -1,3 +1,4 @@
+import Keypoints
 import Landmarking
 
 /// How MediaPipe's face mesh with attention (face_landmark_with_attention.tflite) makes 478 points of its six
@@ -6,8 +7,8 @@ import Landmarking
 /// the mesh's at the indices below (their z stays the mesh's); then the irises, 5 points each, appended as
 /// 468-472 and 473-477, each given the average z of its eye's 16 contour points.
 public enum FaceRefinement {
-    public static let meshPoints = 468
-    public static let pointCount = 478
+    public static let meshPoints = KeypointFile.Face.meshPoints
+    public static let pointCount = KeypointFile.Face.refinedPoints
     /// The mesh indices of the lips model's 80 points, in its output order.
     public static let lips = [
         61, 146, 91, 181, 84, 17, 314, 405, 321, 375, 291, 185, 40, 39, 37, 0, 267, 269, 270, 409,

@@ -110,6 +110,4 @@ public struct HolisticOptions: Hashable, Sendable, Codable {
     }
     /// What keypoint files record as `settings.holistic`.
     public var recorded: String { HolisticTracker.name + (refineFace ? "+refine-face" : "") + (handFallback ? "+hand-fallback" : "") }
-    /// Points of each face: 478 refined, else 468.
-    public var facePoints: Int { refineFace ? FaceRefinement.pointCount : FaceRefinement.meshPoints }
 }

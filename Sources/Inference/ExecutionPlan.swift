@@ -64,6 +64,7 @@ public final class ExecutionPlan {
         planned = Set(kept)
         let unfused = Self.prune(try builder.build(), keeping: Set(kept))
         let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: kept) : unfused
+        try Self.checkDataFlow(model: model, steps: built, outputs: kept)
         steps = built
         var scratchNeed = 0
         for s in built { scratchNeed = max(scratchNeed, s.scratchCount) }
@@ -137,6 +138,22 @@ public final class ExecutionPlan {
     public func output(named name: String) throws -> UnsafeBufferPointer<Float> {
         guard let i = outputs.firstIndex(where: { $0.name == name }) else { throw InferenceError.unknownTensor(name: name) }
         return output(i)
+    }
+
+    /// Every tensor a step reads is the input or written by a step before it, and every output kept is written:
+    /// a damaged file's operator naming a tensor nothing computes is an error, not a read of arena memory
+    /// no tensor was placed at (such a tensor has no place in the arena).
+    static func checkDataFlow(model: TFLiteModel, steps: [Step], outputs: [Int]) throws {
+        var available = Set(model.inputs)
+        for (i, s) in steps.enumerated() {
+            if let t = s.reads.first(where: { !available.contains($0) }) {
+                throw InferenceError.malformed(path: model.path, reason: "step \(i) (\(s.description)) reads tensor '\(model.tensors[t].name)', which no operator before it computes")
+            }
+            available.formUnion(s.writes)
+        }
+        if let t = outputs.first(where: { !available.contains($0) }) {
+            throw InferenceError.malformed(path: model.path, reason: "output '\(model.tensors[t].name)' is computed by no operator")
+        }
     }
 
     /// Greedy placement, each tensor at the lowest offset free throughout its lifetime, tried in

@@ -114,6 +114,8 @@ struct FlexBuffer {
 public struct CustomOptions: Sendable {
     let values: [String: FlexValue]
     let path: String, index: Int, name: String
+    /// The operator code's version (OperatorCode field 2).
+    let version: Int
 
     func fail(_ reason: String) -> InferenceError { .unsupportedOption(path: path, index: index, name: name, reason: reason) }
 

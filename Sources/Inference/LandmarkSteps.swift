@@ -102,9 +102,11 @@ struct TransformTensorStep: Step {
     func run(_ ctx: RunContext) {
         let x = UnsafePointer(ctx.pointer(input)), m = UnsafePointer(ctx.pointer(matrix)), y = ctx.pointer(output)
         let C = shape.c
-        // Pixel centres: (u + 1/2, v + 1/2) in, minus 1/2 out, folded into the translation.
-        let a0 = m[0], a1 = m[1], a3 = m[3] + 0.5 * a0 + 0.5 * a1 - 0.5
-        let b0 = m[4], b1 = m[5], b3 = m[7] + 0.5 * b0 + 0.5 * b1 - 0.5
+        // Pixel centres: (u + 1/2, v + 1/2) in, minus 1/2 out, folded into the translation; in double, rounded
+        // once, as the C++ (`x_transform[3] += x_transform[0] * 0.5 + ...` with double literals) does.
+        func centred(_ t: Float, _ a: Float, _ b: Float) -> Float { Float(Double(t) + (Double(a) * 0.5 + Double(b) * 0.5 - 0.5)) }
+        let a0 = m[0], a1 = m[1], a3 = centred(m[3], a0, a1)
+        let b0 = m[4], b1 = m[5], b3 = centred(m[7], b0, b1)
         let maxX = Float(shape.w - 1), maxY = Float(shape.h - 1)
         for v in 0..<outH {
             for u in 0..<outW {
@@ -125,7 +127,10 @@ struct TransformTensorStep: Step {
                 for k in 0..<C {
                     let v11 = q11[k], v21 = hasRight ? q21[k] : 0
                     let v12 = hasBelow ? q12[k] : 0, v22 = hasRight && hasBelow ? q22[k] : 0
-                    out[k] = dy * ((1 - dx) * v12 + dx * v22) + (1 - dy) * ((1 - dx) * v11 + dx * v21)
+                    // `1.0 - contrib` is a double in the C++, so each blend is summed in double and rounded once.
+                    let upper = Float((1 - Double(dx)) * Double(v11) + Double(dx * v21))
+                    let lower = Float((1 - Double(dx)) * Double(v12) + Double(dx * v22))
+                    out[k] = Float(Double(dy * lower) + (1 - Double(dy)) * Double(upper))
                 }
             }
         }

@@ -401,6 +401,10 @@ struct PlanBuilder {
     mutating func customStep(_ op: Operator, name: String, options: CustomOptions) throws -> Step {
         let out = op.outputs[0]
         guard op.inputs.allSatisfy({ $0 >= 0 }) else { throw fail(op, "an input left out") }
+        // Version 1 of these operators has other options and other arithmetic.
+        guard options.version == 2 else {
+            throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: name, reason: "version \(options.version) (only 2)")
+        }
         func matrix(_ t: Int) throws -> Int {
             guard model.tensors[t].count == 16, try constant(t) == nil else { throw fail(op, "the matrix must be a computed [1, 4, 4]") }
             return t
@@ -409,7 +413,7 @@ struct PlanBuilder {
         case "Landmarks2TransformMatrix":
             guard op.inputs.count == 1 else { throw fail(op, "expects one input, the landmarks") }
             let s = model.tensors[op.inputs[0]].shape
-            guard s.count == 3, s[0] == 1, s[2] == 3, try constant(op.inputs[0]) == nil,
+            guard s.count == 3, s[0] == 1, s[1] >= 1, s[2] == 3, try constant(op.inputs[0]) == nil,
                   model.tensors[out].count == 16 else {
                 throw fail(op, "expects landmarks [1, N, 3] and a [1, 4, 4] output")
             }
@@ -421,7 +425,8 @@ struct PlanBuilder {
                                          right: try options.int("right_rotation_idx", in: 0...(n - 1)),
                                          width: try options.int("output_width", in: 1...4096),
                                          height: try options.int("output_height", in: 1...4096),
-                                         scale: SIMD2(try options.float("scale_x", in: 0...1000), try options.float("scale_y", in: 0...1000)),
+                                         scale: SIMD2(try options.float("scale_x", in: Float.leastNormalMagnitude...1000),
+                                                      try options.float("scale_y", in: Float.leastNormalMagnitude...1000)),
                                          targetAngle: try options.float("target_rotation_radians", in: -7...7))
         case "TransformTensorBilinear":
             guard op.inputs.count == 2, try constant(op.inputs[0]) == nil else { throw fail(op, "expects a map and a matrix") }

@@ -40,7 +40,10 @@ public final class TFLiteModel {
         guard version == 3 else { throw fb.fail("schema version \(version), expected 3") }
 
         // Model: 1 operator_codes, 2 subgraphs, 4 buffers.
-        let codes: [BuiltinOperator] = try model.tables(1).map { code in
+        let codeTables = try model.tables(1)
+        // OperatorCode field 2: version (1 when absent), which custom operators' arithmetic depends on.
+        let versions = try codeTables.map { Int(try $0.scalar(2, Int32.self, default: 1)) }
+        let codes: [BuiltinOperator] = try codeTables.map { code in
             let deprecated = Int32(try code.scalar(0, Int8.self, default: 0))
             let builtin = try code.scalar(3, Int32.self, default: 0)
             // OperatorCode field 1: custom_code, the name of a CUSTOM operator.
@@ -100,7 +103,7 @@ public final class TFLiteModel {
                 var bytes: [UInt8] = []
                 if let (start, count) = try op.vector(5, elementSize: 1) { bytes = Array(file.bytes[start..<(start + count)]) }
                 let values = bytes.isEmpty ? [:] : try FlexBuffer(bytes: bytes, path: path).rootMap()
-                options = .custom(CustomOptions(values: values, path: path, index: i, name: name))
+                options = .custom(CustomOptions(values: values, path: path, index: i, name: name, version: versions[codeIndex]))
             } else {
                 options = try Self.readOptions(code, try op.table(4), index: i, path: path)
             }

@@ -70,6 +70,11 @@ final class WorkerPool: @unchecked Sendable {
     static func pause(_ poll: Int) {
         if poll & 511 == 0 { sched_yield() } else { handpose_cpu_relax() }
     }
+    /// Polls a worker waits for its next task before it sleeps: about 0.1 ms. Within one model run the next
+    /// kernel comes within microseconds; between runs (the frame's crops, decoding, tracking, on the caller's
+    /// thread) a worker spinning for `spinPolls` burned a core for nothing.
+    static let idlePolls = 1_024
+
     /// Then `sched_yield` calls before the caller of `run` sleeps.
     static let yieldPolls = 1_000
 
@@ -80,7 +85,7 @@ final class WorkerPool: @unchecked Sendable {
             while generation.load(ordering: .acquiring) == seen {
                 spins += 1
                 Self.pause(spins)
-                if spins > Self.spinPolls {
+                if spins > Self.idlePolls {
                     condition.lock()
                     while generation.load(ordering: .acquiring) == seen { condition.wait() }
                     condition.unlock()

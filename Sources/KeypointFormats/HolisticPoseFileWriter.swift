@@ -22,8 +22,8 @@ public final class HolisticPoseFileWriter: KeypointOutput {
     /// Points of each face, and the header's: 468, or 478 refined.
     let facePoints: Int
 
-    public init(url: URL, facePoints: Int = 468) throws {
-        guard facePoints == 468 || facePoints == 478 else {
+    public init(url: URL, facePoints: Int = KeypointFile.Face.meshPoints) throws {
+        guard KeypointFile.Face.pointCounts.contains(facePoints) else {
             throw KeypointError.unwritable(path: url.path, reason: "a .pose face has 468 or 478 points, not \(facePoints)")
         }
         self.url = url
@@ -81,7 +81,7 @@ public final class HolisticPoseFileWriter: KeypointOutput {
     }
 
     public func complete(_ header: KeypointFile) throws {
-        try PoseFileWriter.write(file, header: header, components: facePoints == 478 ? Self.refinedComponents : Self.components, frames: frames, people: 1,
+        try PoseFileWriter.write(file, header: header, components: facePoints == KeypointFile.Face.refinedPoints ? Self.refinedComponents : Self.components, frames: frames, people: 1,
                                  coordinates: coordinates, confidences: confidences)
     }
 

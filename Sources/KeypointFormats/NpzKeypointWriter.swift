@@ -48,7 +48,7 @@ public final class NpzKeypointWriter: KeypointOutput {
 
     /// `bodies`: the file holds bodies (`extract --body`); `faces`: and faces of that many points (`extract --holistic`).
     public init(url: URL, bodies: Bool = false, faces: Int? = nil) throws {
-        facePoints = faces ?? 468
+        facePoints = faces ?? KeypointFile.Face.meshPoints
         file = try StagedFile(url: url, open: false)   // ZIPFoundation writes the temporary file
         scratch = try ScratchFile(beside: url)
         bodyScratch = bodies ? try ScratchFile(beside: url) : nil

@@ -62,7 +62,7 @@ public final class KeypointOutputs {
     /// `holistic`: MediaPipe Holistic's person (`extract --holistic`): the .pose file takes video_to_pose's layout;
     /// `facePoints`: its faces' points (468, or 478 with `--refine-face`).
     public init(formats: [OutputFormat], relative: String, root: URL, completed: Bool = false, bodies: Int = 0, holistic: Bool = false,
-                facePoints: Int = 468) throws {
+                facePoints: Int = KeypointFile.Face.meshPoints) throws {
         stale = OutputFormat.allCases.filter { !formats.contains($0) }.map { $0.url(for: relative, in: root) }
         var made: [KeypointOutput] = []
         do {

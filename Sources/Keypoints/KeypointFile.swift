@@ -113,8 +113,9 @@ public struct KeypointFile: Codable, Sendable {
         public init(landmarks: [[Float]], presence: Float?, region: Region?, person: Int?) {
             self.landmarks = landmarks; self.presence = presence; self.region = region; self.person = person
         }
-        /// The face mesh's sizes: without and with the refined irises.
-        public static let pointCounts: Set<Int> = [468, 478]
+        /// The face mesh's sizes: without and with the refined irises (`--refine-face`).
+        public static let meshPoints = 468, refinedPoints = 478
+        public static let pointCounts: Set<Int> = [meshPoints, refinedPoints]
     }
 
     public struct Frame: Codable, Sendable {

@@ -48,7 +48,7 @@ struct ExtractionFlags: ParsableArguments {
     @Option(help: "With --body: most people per frame.")
     var maxBodies = 1
 
-    @Flag(help: ArgumentHelp("MediaPipe Holistic as pose-format's video_to_pose runs it (legacy mp.solutions.holistic of mediapipe 0.10.14, model complexity 1, smoothing on): one person's body, each hand found from the body's arm, and the face (468 points) found from the body's head, on handpose's engine.",
+    @Flag(help: ArgumentHelp("MediaPipe Holistic as pose-format's video_to_pose runs it (legacy mp.solutions.holistic of mediapipe 0.10.14, model complexity 1, smoothing on): one person's body, each hand found from the body's arm, and the face (468 points; 478 with --refine-face) found from the body's head, on handpose's engine.",
                              discussion: "With --format pose the files are video_to_pose's: POSE_LANDMARKS, FACE_LANDMARKS, LEFT_HAND_LANDMARKS, RIGHT_HAND_LANDMARKS, POSE_WORLD_LANDMARKS. Keypoint files gain `faces` per frame (format version 3). Each clip is tracked whole by one worker. Needs the Holistic models beside the hand models (make setup places them). Not with --body, --smooth, --complete, --mirrored or --mode image."))
     var holistic = false
 

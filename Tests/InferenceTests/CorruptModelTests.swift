@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Inference
+@testable import Inference
 
 /// A damaged model file must give a typed error, never a crash or an out-of-bounds read.
 final class CorruptModelTests: XCTestCase {
@@ -45,6 +45,35 @@ final class CorruptModelTests: XCTestCase {
             }
         }
         print("flipped-byte models refused with a typed error: \(errors) of 60 (others still formed a valid graph)")
+    }
+
+    /// An operator reading a tensor that nothing before it computes (an operator rewired to read a tensor of the same
+    /// shape that a later operator makes) is refused at planning: such a tensor has no place yet to read.
+    func testReadingATensorNothingComputesIsRefused() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.modelPath("hand_landmark_lite"))))
+        let model = try TFLiteModel(path: try Fixtures.modelPath("hand_landmark_lite"))
+        let ops = model.operators.filter { $0.code != .dequantize }
+        var producer: [Int: Int] = [:]
+        for (i, op) in ops.enumerated() { for t in op.outputs { producer[t] = i } }
+        // The first operator whose input has the shape of a tensor made later than it.
+        var found: (op: Operator, tensor: Int)?
+        search: for (i, op) in ops.enumerated() {
+            guard let input = op.inputs.first, input >= 0 else { continue }
+            for (t, p) in producer where p > i && model.tensors[t].shape == model.tensors[input].shape {
+                found = (op, t)
+                break search
+            }
+        }
+        let (op, later) = try XCTUnwrap(found)
+        let slot: Int = try bytes.withUnsafeBytes { raw in
+            let fb = FlatBuffer(bytes: raw, path: "x")
+            let table = try fb.root().tables(2)[0].tables(3)[op.index]
+            return try fb.indirect(try XCTUnwrap(try table.field(1))) + 4   // the first input's index
+        }
+        XCTAssertEqual(Int(bytes[slot]) | Int(bytes[slot + 1]) << 8, op.inputs[0])
+        for k in 0..<4 { bytes[slot + k] = UInt8(truncatingIfNeeded: UInt32(later) >> (8 * k)) }
+        let error = load(bytes)
+        XCTAssertTrue("\(String(describing: error))".contains("no operator before it computes"), "\(String(describing: error))")
     }
 
     func testErrorsNameTheFileAndOperator() throws {

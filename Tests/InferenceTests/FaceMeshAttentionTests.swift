@@ -8,6 +8,7 @@ import XCTest
 /// TransformTensorBilinear, TransformLandmarks) and the 478-point refinement, against MediaPipe 0.10.14's own
 /// FaceLandmarkCpu graph on real faces (scripts/face_mesh_reference.py), on every kernel variant; the plain mesh
 /// alongside. The TFLite interpreter cannot be the reference here: it has no kernels for MediaPipe's operators.
+/// Each face is cut upright and turned 25 degrees, with a margin as Holistic's region gives it and filling the crop.
 final class FaceMeshAttentionTests: XCTestCase {
     static let images = ["hamer_ok_sign_two_people.jpg", "mp_gesture_call_1.jpg", "vd_pointing_two_hands.jpg"]
     static let side = 192
@@ -27,13 +28,20 @@ final class FaceMeshAttentionTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("face-mesh-\(UUID().uuidString)")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [Fixtures.root.appendingPathComponent("scripts/face_mesh_reference.py").path, "--out", dir.path]
+        p.arguments = [Fixtures.root.appendingPathComponent("scripts/face_mesh_reference.py").path, "--out", dir.path, "--tight"]
             + images.map { corpus.appendingPathComponent($0).path }
-        p.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        p.standardError = errors
         try p.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw Prerequisite.missing("face_mesh_reference.py failed (\(p.terminationStatus))") }
+        guard p.terminationStatus == 0 else { throw ReferenceFailed(message: "face_mesh_reference.py exited \(p.terminationStatus): \(text.suffix(2000))") }
         return dir
+    }
+    struct ReferenceFailed: Error { let message: String }
+
+    override class func tearDown() {
+        if case .success(let dir) = references { try? FileManager.default.removeItem(at: dir) }
     }
 
     func floats(_ url: URL) throws -> [Float] {
@@ -41,12 +49,13 @@ final class FaceMeshAttentionTests: XCTestCase {
     }
 
     func testBothMeshModelsMatchMediaPipesGraphOnRealFaces() throws {
-        let dir = try Self.references.get()
+        let dir: URL
+        do { dir = try Self.references.get() } catch let e as ReferenceFailed { return XCTFail(e.message) }
         let refined = try TFLiteModel(path: try Fixtures.modelPath("face_landmark_with_attention"))
         let plain = try TFLiteModel(path: try Fixtures.modelPath("face_landmark"))
         var crops = 0
         for name in Self.images {
-            for angle in ["0", "25"] {
+            for angle in ["0", "25", "0tight", "25tight"] {
                 let stem = dir.appendingPathComponent("\(name)-\(angle)").path
                 guard FileManager.default.fileExists(atPath: stem + ".rgb") else {
                     XCTFail("\(name) at \(angle) degrees: MediaPipe found no face"); continue
@@ -87,21 +96,21 @@ final class FaceMeshAttentionTests: XCTestCase {
                 crops += 1
             }
         }
-        XCTAssertEqual(crops, 2 * Self.images.count)
+        XCTAssertEqual(crops, 4 * Self.images.count)
     }
 
     /// The refinement's index lists (from MediaPipe's graph) are the subsets the model crops its lips and eyes by.
     func testRefinementIndicesAreTheModelsOwnSubsets() throws {
         let model = try TFLiteModel(path: try Fixtures.modelPath("face_landmark_with_attention"))
         let subsets = try model.operators.filter { $0.code == .custom("Landmarks2TransformMatrix") }.map { op -> [Int] in
-            guard case .custom(let o) = op.options else { throw XCTSkip("no options") }
+            guard case .custom(let o) = op.options else { XCTFail("operator \(op.index) has no custom options"); return [] }
             return try o.ints("subset_idxs", in: 0...467)
         }
         XCTAssertEqual(subsets, [FaceRefinement.lips, FaceRefinement.leftEye, FaceRefinement.rightEye])
     }
 
-    /// The options as pose-format's own FlexBuffers reader (Python's flatbuffers 25) decodes them, and damaged
-    /// options refused with an error, never a crash.
+    /// The options hold the values Python's flatbuffers 25 decodes from the file, and damaged options are refused
+    /// with an error, never a crash.
     func testCustomOptionsAreReadAndDamageIsRefused() throws {
         let model = try TFLiteModel(path: try Fixtures.modelPath("face_landmark_with_attention"))
         let ops = model.operators.filter { $0.code == .custom("Landmarks2TransformMatrix") }

@@ -94,6 +94,7 @@ public final class ExecutionPlan {
                              scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
                              kernels: kernels)
         for step in steps { step.run(ctx) }
+        pool?.park()
     }
 
     /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.

@@ -12,6 +12,8 @@ final class WorkerPool: @unchecked Sendable {
     private let generation = Atomic<Int>(0)
     private let pending = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    /// Set between model runs (`park`): a waiting worker then sleeps after `idlePolls`, not `spinPolls`.
+    private let parked = Atomic<Bool>(false)
     private let condition = NSCondition()
     private var task: ((Int) -> Void)?
 
@@ -28,6 +30,7 @@ final class WorkerPool: @unchecked Sendable {
     func run(_ body: (Int) -> Void) {
         withoutActuallyEscaping(body) { b in
             task = b
+            parked.store(false, ordering: .relaxed)
             pending.store(workers, ordering: .releasing)
             generation.add(1, ordering: .releasing)
             condition.lock(); condition.broadcast(); condition.unlock()
@@ -50,6 +53,10 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Says the model run is over: until the next `run`, workers wait only `idlePolls` before they sleep, so
+    /// they leave the cores to the caller's work between runs (a frame's crops, decoding, tracking).
+    func park() { parked.store(true, ordering: .relaxed) }
+
     /// Ends the worker threads (they hold the pool until then).
     func stop() {
         stopping.store(true, ordering: .releasing)
@@ -70,9 +77,11 @@ final class WorkerPool: @unchecked Sendable {
     static func pause(_ poll: Int) {
         if poll & 511 == 0 { sched_yield() } else { handpose_cpu_relax() }
     }
-    /// Polls a worker waits for its next task before it sleeps: about 0.1 ms. Within one model run the next
-    /// kernel comes within microseconds; between runs (the frame's crops, decoding, tracking, on the caller's
-    /// thread) a worker spinning for `spinPolls` burned a core for nothing.
+    /// Polls a worker waits for its next task between model runs (after `park`) before it sleeps: tens of
+    /// microseconds. Within a run the next kernel comes within microseconds, and a sleeping worker's wake-up
+    /// (a futex, and on a VM a halted vCPU) costs more than the small models' kernels, so there workers spin
+    /// `spinPolls`; between runs (the frame's crops, decoding, tracking on the caller's thread) a worker
+    /// spinning that long burned a core the caller needed.
     static let idlePolls = 1_024
 
     /// Then `sched_yield` calls before the caller of `run` sleeps.
@@ -85,7 +94,7 @@ final class WorkerPool: @unchecked Sendable {
             while generation.load(ordering: .acquiring) == seen {
                 spins += 1
                 Self.pause(spins)
-                if spins > Self.idlePolls {
+                if spins > (parked.load(ordering: .relaxed) ? Self.idlePolls : Self.spinPolls) {
                     condition.lock()
                     while generation.load(ordering: .acquiring) == seen { condition.wait() }
                     condition.unlock()

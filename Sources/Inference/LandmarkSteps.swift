@@ -32,31 +32,12 @@ struct MulStep: Step {
     }
 }
 
-/// The affine map of a 4x4 row-major matrix's first two rows (MediaPipe keeps 2-D transforms in 4x4).
-struct Affine2D {
-    var m: [Float]
-
-    /// `T(centre) · R(angle) · S(sx, sy) · T(-w/2, -h/2)`: a point of a `w` x `h` crop to the frame the crop was
-    /// taken from, in float as MediaPipe's Mat4 products compute it (the third and fourth rows are the identity's).
-    static func crop(centre: SIMD2<Float>, angle: Float, sx: Float, sy: Float, w: Float, h: Float) -> Affine2D {
-        let c = cos(angle), s = sin(angle)
-        // R·S, then that times T(-w/2, -h/2), then T(centre) before it.
-        let r00 = c * sx, r01 = -s * sy, r10 = s * sx, r11 = c * sy
-        let t0 = r00 * (-w / 2) + r01 * (-h / 2), t1 = r10 * (-w / 2) + r11 * (-h / 2)
-        return Affine2D(m: [r00, r01, 0, t0 + centre.x,
-                            r10, r11, 0, t1 + centre.y,
-                            0, 0, 1, 0,
-                            0, 0, 0, 1])
-    }
-}
-
 /// MediaPipe's `Landmarks2TransformMatrix` (v2, mediapipe/util/tflite/operations/landmarks_to_transform_matrix.cc):
 /// from the mesh's points (x, y of `[1, N, 3]`), the matrix of a `width` x `height` crop around a subset of them
 /// (lips, an eye), turned so the line from point `left` to point `right` lies at `targetAngle`, `scale` times the
 /// subset's extent. Output `[1, 4, 4]`, row-major: crop pixel to landmark coordinates.
 struct LandmarksToMatrixStep: Step {
     let input: Int, output: Int
-    let points: Int
     let subset: [Int]
     let left: Int, right: Int
     let width: Int, height: Int
@@ -82,9 +63,16 @@ struct LandmarksToMatrixStep: Step {
         let extent = hi - lo
         let centre = rotate((lo + hi) / 2, cos(-rotation), sin(-rotation))
         let w = Float(width), h = Float(height)
-        let m = Affine2D.crop(centre: centre, angle: -rotation, sx: scale.x * extent.x / w, sy: scale.y * extent.y / h, w: w, h: h).m
+        // T(centre) · R(-rotation) · S(sx, sy) · T(-w/2, -h/2), in float as MediaPipe's Mat4 products compute it
+        // (the third and fourth rows are the identity's).
+        let sx = scale.x * extent.x / w, sy = scale.y * extent.y / h
+        let cr = cos(-rotation), sr = sin(-rotation)
+        let r00 = cr * sx, r01 = -sr * sy, r10 = sr * sx, r11 = cr * sy
         let y = ctx.pointer(output)
-        for i in 0..<16 { y[i] = m[i] }
+        y.update(repeating: 0, count: 16)
+        (y[0], y[1], y[3]) = (r00, r01, r00 * (-w / 2) + r01 * (-h / 2) + centre.x)
+        (y[4], y[5], y[7]) = (r10, r11, r10 * (-w / 2) + r11 * (-h / 2) + centre.y)
+        (y[10], y[15]) = (1, 1)
     }
 }
 

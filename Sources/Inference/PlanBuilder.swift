@@ -420,7 +420,7 @@ struct PlanBuilder {
             let n = s[1]
             let subset = try options.ints("subset_idxs", in: 0...(n - 1))
             guard !subset.isEmpty else { throw fail(op, "an empty subset") }
-            return LandmarksToMatrixStep(input: op.inputs[0], output: out, points: n, subset: subset,
+            return LandmarksToMatrixStep(input: op.inputs[0], output: out, subset: subset,
                                          left: try options.int("left_rotation_idx", in: 0...(n - 1)),
                                          right: try options.int("right_rotation_idx", in: 0...(n - 1)),
                                          width: try options.int("output_width", in: 1...4096),

@@ -170,10 +170,9 @@ public final class TFLiteModel {
             return .slice(beginMask: masks[0], endMask: masks[1])
         case .dequantize, .densify, .logistic, .reshape, .pad, .prelu, .relu:
             return .none
-        case .other(let c):
-            throw InferenceError.unsupportedOperator(path: path, index: index, name: "builtin operator \(c)")
-        case .custom(let name):
-            throw InferenceError.unsupportedOperator(path: path, index: index, name: "custom operator \(name)")
+        case .other, .custom:
+            // Custom operators' options are read by the caller; this is for operators the engine lacks.
+            throw InferenceError.unsupportedOperator(path: path, index: index, name: code.name)
         }
     }
 }

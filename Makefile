@@ -187,8 +187,9 @@ parity-holistic: build holistic-venv
 
 # extract --holistic beside pose-format's videos_to_poses (a worker per core) and video_to_pose (once per clip),
 # MediaPipe 0.10.14's Holistic, over the corpus clips videos_to_poses takes, in the same run (README, "Holistic").
+# REFINE_FACE=1: both with the refined face.
 bench-holistic: build holistic-venv
-	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench holistic $(CORPUS)/clips --reference $(HOLISTIC_VENV)/bin --rounds 2; \
+	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench holistic $(CORPUS)/clips --reference $(HOLISTIC_VENV)/bin --rounds 2 $(HOLISTIC_REFINE); \
 	else echo "bench-holistic skipped: $(CORPUS)/clips is absent"; fi
 
 # pose-format's video_to_pose on MediaPipe 0.10.14's legacy Holistic, the reference `extract --holistic`

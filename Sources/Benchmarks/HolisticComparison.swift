@@ -25,8 +25,9 @@ public struct HolisticComparison {
     private let sides: [Side]
 
     /// `referenceBin`: the folder holding pose-format's `video_to_pose` and `videos_to_poses` (a
-    /// virtual environment's `bin`, `make holistic-venv`); `jobs`: workers on each side.
-    public init(inputs: [String], models folder: URL, jobs: Int, referenceBin: URL,
+    /// virtual environment's `bin`, `make holistic-venv`); `jobs`: workers on each side; `refineFace`: both sides
+    /// run the face mesh with attention (`extract --refine-face`, pose-format's `refine_face_landmarks=true`).
+    public init(inputs: [String], models folder: URL, jobs: Int, referenceBin: URL, refineFace: Bool = false,
                 handpose: String = MeasuredRun.executablePath) throws(BenchmarkError) {
         let clips = try ClipList.collect(inputs, recursive: false).map(\.url)
             .filter { Self.referenceSuffixes.contains($0.pathExtension.lowercased()) }
@@ -36,26 +37,29 @@ public struct HolisticComparison {
                                         reason: "pose-format's \(tool) is not there (make holistic-venv installs it in .venv-holistic)")
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-holistic-\(getpid())")
+        let flag = refineFace ? "--holistic --refine-face" : "--holistic"
         func ours(_ name: String, jobs: Int) -> Side {
             let out = scratch.appendingPathComponent("handpose-\(jobs)")
             return Side(name: name, executable: handpose,
                         arguments: ["extract"] + clips.map(\.path) + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
-                                                                     "--models", folder.path, "--holistic", "--format", "pose"],
+                                                                     "--models", folder.path, "--format", "pose"] + flag.split(separator: " ").map(String.init),
                         ours: true, output: out)
         }
+        // pose-format's own switch for the attention mesh; without it, its defaults (video_to_pose's plain run).
+        let config = refineFace ? ["--additional-config", "refine_face_landmarks=true"] : []
         // videos_to_poses writes each .pose beside its video: a folder of links to the clips.
         let links = scratch.appendingPathComponent("videos_to_poses")
         let loop = scratch.appendingPathComponent("video_to_pose")
         let script = clips.map { c in
-            "\"$0\" --format mediapipe -i '\(c.path.replacingOccurrences(of: "'", with: "'\\''"))' -o '\(loop.appendingPathComponent(c.lastPathComponent).path.replacingOccurrences(of: "'", with: "'\\''")).pose' || exit 1"
+            "\"$0\" --format mediapipe \(config.joined(separator: " ")) -i '\(c.path.replacingOccurrences(of: "'", with: "'\\''"))' -o '\(loop.appendingPathComponent(c.lastPathComponent).path.replacingOccurrences(of: "'", with: "'\\''")).pose' || exit 1"
         }.joined(separator: "\n")
         var sides: [Side] = []
         if jobs > 1 {
-            sides.append(ours("handpose extract --holistic, \(jobs) jobs", jobs: jobs))
+            sides.append(ours("handpose extract \(flag), \(jobs) jobs", jobs: jobs))
             sides.append(Side(name: "videos_to_poses, \(jobs) workers", executable: referenceBin.appendingPathComponent("videos_to_poses").path,
-                              arguments: ["--format", "mediapipe", "--directory", links.path, "--num-workers", "\(jobs)"], ours: false, output: links))
+                              arguments: ["--format", "mediapipe", "--directory", links.path, "--num-workers", "\(jobs)"] + config, ours: false, output: links))
         }
-        sides.append(ours("handpose extract --holistic, 1 job", jobs: 1))
+        sides.append(ours("handpose extract \(flag), 1 job", jobs: 1))
         sides.append(Side(name: "video_to_pose, once per clip", executable: "/bin/sh",
                           arguments: ["-c", script, referenceBin.appendingPathComponent("video_to_pose").path], ours: false, output: loop))
         self.clips = clips.map(\.path)

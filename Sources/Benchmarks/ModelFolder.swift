@@ -12,9 +12,9 @@ public enum ModelFolder {
     }
 
     /// The same for `bench holistic`: the full hand models and Holistic's.
-    public static func holisticModels(explicit: String?) throws(BenchmarkError) -> URL {
+    public static func holisticModels(explicit: String?, refineFace: Bool = false) throws(BenchmarkError) -> URL {
         try attempt(BenchmarkError.models) {
-            try InstalledFiles(.models, explicit: explicit).folder(holding: HandModels.fileNames(.full) + HolisticModels.fileNames())
+            try InstalledFiles(.models, explicit: explicit).folder(holding: HandModels.fileNames(.full) + HolisticModels.fileNames(refineFace: refineFace))
         }
     }
 }

@@ -12,7 +12,9 @@ import Keypoints
 /// `body_x0, body_y0, body_z0` to `body_z32`, `body_visibility0` to `body_visibility32`, `body_presence0`
 /// to `body_presence32`; a body no hand is tied to has a row of its own with the hand's cells empty. The
 /// body's world landmarks are in the keypoint file and the npz. Files of `extract --holistic` have the body
-/// columns too; the face (468 points, 1,404 columns a row) is left to the keypoint file, the npz and the .pose.
+/// columns too, then that person's face: `face_presence`, `face_x0, face_y0, face_z0` to `face_z467` (468 points,
+/// 1,405 columns; 478 points with `--refine-face`), empty where the frame has no face for the person. A face tied to
+/// no body has a row of its own with the hand's and the body's cells empty.
 public final class HandCSVWriter: KeypointOutput {
     public let url: URL
     private let file: StagedFile
@@ -26,32 +28,60 @@ public final class HandCSVWriter: KeypointOutput {
         + (0..<BodyJoint.count).flatMap { j in ["body_x\(j)", "body_y\(j)", "body_z\(j)"] }
         + (0..<BodyJoint.count).map { "body_visibility\($0)" } + (0..<BodyJoint.count).map { "body_presence\($0)" }
 
+    /// The columns `extract --holistic` adds after the body's, for faces of `points` points.
+    public static func faceHeader(points: Int) -> [String] {
+        ["face_presence"] + (0..<points).flatMap { j in ["face_x\(j)", "face_y\(j)", "face_z\(j)"] }
+    }
+
     /// Whether rows end with the hand's `origin`.
     let origins: Bool
     /// Whether rows carry the body columns.
     let bodies: Bool
+    /// The points of each face when rows carry the face columns (`extract --holistic`).
+    let facePoints: Int?
 
-    public init(url: URL, origins: Bool = false, bodies: Bool = false) throws {
+    /// `faces`: rows carry the body columns and then the face columns, for faces of that many points.
+    public init(url: URL, origins: Bool = false, bodies: Bool = false, faces: Int? = nil) throws {
         self.url = url
         self.origins = origins
-        self.bodies = bodies
+        self.bodies = bodies || faces != nil
+        facePoints = faces
         file = try StagedFile(url: url)
-        try file.write((Self.header + (origins ? ["origin"] : []) + (bodies ? Self.bodyHeader : [])).joined(separator: ",") + "\n")
+        let columns = Self.header + (origins ? ["origin"] : []) + (self.bodies ? Self.bodyHeader : []) + (faces.map(Self.faceHeader) ?? [])
+        try file.write(columns.joined(separator: ",") + "\n")
     }
 
     public func append(_ frame: KeypointFile.Frame) throws {
-        let people = frame.bodies ?? []
+        let people = frame.bodies ?? [], faces = frame.faces ?? []
+        if let facePoints, let other = faces.first(where: { $0.landmarks.count != facePoints }) {
+            throw KeypointError.unwritable(path: url.path, reason: "frame \(frame.i)'s face has \(other.landmarks.count) points, the file's \(facePoints)")
+        }
         for hand in frame.hands {
             var cells = Self.row(frame, hand) + (origins ? [hand.origin ?? ""] : [])
-            if bodies { cells += Self.bodyCells(hand.person.map { ($0, people[$0]) }, arm: hand.arm) }
+            if bodies { cells += Self.bodyCells(hand.person.map { ($0, people[$0]) }, arm: hand.arm) + faceCells(hand.person, faces) }
             try file.write(cells.joined(separator: ",") + "\n")
         }
         guard bodies else { return }
+        let handless = ["\(frame.i)", "\(frame.t)"] + [String](repeating: "", count: Self.header.count - 2 + (origins ? 1 : 0))
         for (p, body) in people.enumerated() where !frame.hands.contains(where: { $0.person == p }) {
-            var cells = ["\(frame.i)", "\(frame.t)"] + [String](repeating: "", count: Self.header.count - 2 + (origins ? 1 : 0))
-            cells += Self.bodyCells((p, body), arm: nil)
+            try file.write((handless + Self.bodyCells((p, body), arm: nil) + faceCells(p, faces)).joined(separator: ",") + "\n")
+        }
+        guard let facePoints else { return }
+        for face in faces where face.person == nil {
+            let cells = handless + [String](repeating: "", count: Self.bodyHeader.count) + Self.faceCells(face, points: facePoints)
             try file.write(cells.joined(separator: ",") + "\n")
         }
+    }
+
+    /// The face columns of the person at `person` (none without face columns; empty cells without that person's face).
+    private func faceCells(_ person: Int?, _ faces: [KeypointFile.Face]) -> [String] {
+        guard let facePoints else { return [] }
+        return Self.faceCells(person.flatMap { p in faces.first { $0.person == p } }, points: facePoints)
+    }
+
+    static func faceCells(_ face: KeypointFile.Face?, points: Int) -> [String] {
+        guard let face else { return [String](repeating: "", count: 1 + points * 3) }
+        return [face.presence.map { "\($0)" } ?? ""] + face.landmarks.flatMap { $0.prefix(3).map { "\($0)" } }
     }
 
     /// `person`, `arm` and the body columns; empty cells without a body.

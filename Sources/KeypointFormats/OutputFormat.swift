@@ -71,7 +71,8 @@ public final class KeypointOutputs {
                 switch f {
                 case .json: made.append(try KeypointFileWriter(url: url))
                 case .pose: made.append(holistic ? try HolisticPoseFileWriter(url: url, facePoints: facePoints) : try PoseFileWriter(url: url, bodies: bodies))
-                case .csv: made.append(try HandCSVWriter(url: url, origins: completed, bodies: bodies > 0 || holistic))
+                case .csv: made.append(try HandCSVWriter(url: url, origins: completed, bodies: bodies > 0 || holistic,
+                                                          faces: holistic ? facePoints : nil))
                 case .npz: made.append(try NpzKeypointWriter(url: url, bodies: bodies > 0 || holistic, faces: holistic ? facePoints : nil))
                 }
             }

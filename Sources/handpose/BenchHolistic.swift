@@ -30,6 +30,9 @@ struct BenchHolistic: ParsableCommand {
     @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
     var models: String?
 
+    @Flag(help: "Both sides run the face mesh with attention: extract --refine-face, and pose-format's --additional-config refine_face_landmarks=true.")
+    var refineFace = false
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -42,8 +45,8 @@ struct BenchHolistic: ParsableCommand {
             throw RuntimeFailure("\(input) is absent; pass clips to time")
         }
         let report = try Bench.measuring { () throws(BenchmarkError) in
-            let comparison = try HolisticComparison(inputs: inputs, models: try ModelFolder.holisticModels(explicit: models), jobs: jobs,
-                                                    referenceBin: URL(fileURLWithPath: reference))
+            let comparison = try HolisticComparison(inputs: inputs, models: try ModelFolder.holisticModels(explicit: models, refineFace: refineFace),
+                                                    jobs: jobs, referenceBin: URL(fileURLWithPath: reference), refineFace: refineFace)
             return try comparison.measure(rounds: rounds) { event in
                 if case .extractRun(let round, let run, let seconds) = event, !json {
                     Bench.note(String(format: "  round %d: %@: %.1f s", round, run, seconds))

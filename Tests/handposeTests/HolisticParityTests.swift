@@ -100,7 +100,7 @@ final class HolisticParityTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let ours = dir.appendingPathComponent("handpose"), reference = dir.appendingPathComponent("video_to_pose")
         let (code, text) = try ToolRunner.run(["extract", clip.path, "-o", ours.path, "--models", models, "--holistic", "--refine-face",
-                                               "--format", "json,npz,pose"])
+                                               "--format", "json,npz,csv,pose"])
         XCTAssertEqual(code, 0, text)
         let (c, t) = try ToolRunner.process(python, ["scripts/holistic_reference.py", "--refine-face", "--out", reference.path, clip.path])
         XCTAssertEqual(c, 0, t)
@@ -125,13 +125,16 @@ final class HolisticParityTests: XCTestCase {
         from pose_format.utils.generic import reduce_holistic
         z = np.load(sys.argv[1])
         assert z["face_landmarks"].shape == (9, 1, 478, 3), z["face_landmarks"].shape
+        header = open(sys.argv[3]).readline().strip().split(",")
+        assert header[-1] == "face_z477" and len(header) - header.index("face_presence") == 1 + 478 * 3, header[-3:]
         p = Pose.read(open(sys.argv[2], "rb").read())
         reduce_holistic(p)
         c = p.get_components(["POSE_LANDMARKS", "FACE_LANDMARKS", "LEFT_HAND_LANDMARKS", "RIGHT_HAND_LANDMARKS"])
         print(c.header.total_points(), c.body.data.shape)
         """
         let (rc, out) = try ToolRunner.process(python, ["-c", check, ours.appendingPathComponent("slp_sign_short.mp4.npz").path,
-                                                        ours.appendingPathComponent("slp_sign_short.mp4.pose").path])
+                                                        ours.appendingPathComponent("slp_sign_short.mp4.pose").path,
+                                                        ours.appendingPathComponent("slp_sign_short.mp4.csv").path])
         XCTAssertEqual(rc, 0, out)
         XCTAssertTrue(out.contains("553"), out)
         // Without --holistic the flag has nothing to refine.
@@ -140,7 +143,8 @@ final class HolisticParityTests: XCTestCase {
         XCTAssertTrue(message.contains("--refine-face"), message)
     }
 
-    /// `bench holistic` runs handpose and both pose-format commands on the same clip and reports each.
+    /// `bench holistic` runs handpose and both pose-format commands on the same clip and reports each (with
+    /// `--refine-face`, which only adds the flag to each side's command: the plain runs are `make bench-holistic`'s).
     func testBenchHolisticTimesEverySide() throws {
         let models = try ToolRunner.models()
         _ = try holisticPython()
@@ -150,19 +154,19 @@ final class HolisticParityTests: XCTestCase {
             throw Prerequisite.missing("shared corpus absent")
         }
         let (code, text) = try ToolRunner.run(["bench", "holistic", clip.path, "--reference", ToolRunner.root.appendingPathComponent(".venv-holistic/bin").path,
-                                               "--models", models, "--rounds", "1", "--jobs", "2", "--json"])
+                                               "--models", models, "--rounds", "1", "--jobs", "2", "--refine-face", "--json"])
         XCTAssertEqual(code, 0, text)
         let start = try XCTUnwrap(text.firstIndex(of: "{"), text), end = try XCTUnwrap(text.lastIndex(of: "}"), text)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text[start...end].utf8)) as? [String: Any], text)
         let runs = try XCTUnwrap(report["runs"] as? [[String: Any]])
-        XCTAssertEqual(runs.map { $0["run"] as? String ?? "" }, ["handpose extract --holistic, 2 jobs", "videos_to_poses, 2 workers",
-                                                                "handpose extract --holistic, 1 job", "video_to_pose, once per clip"])
+        XCTAssertEqual(runs.map { $0["run"] as? String ?? "" }, ["handpose extract --holistic --refine-face, 2 jobs", "videos_to_poses, 2 workers",
+                                                                "handpose extract --holistic --refine-face, 1 job", "video_to_pose, once per clip"])
         for run in runs { XCTAssertEqual(run["frames"] as? Int, 9, "\(run)") }
         XCTAssertNotNil(runs[0]["speedup"] as? Double)
     }
 
     /// Every format carries what Holistic found: the keypoint file's faces (468 points, version 3), the
-    /// npz's face arrays holding the same values, the body in the npz and CSV, the face drawn by render;
+    /// npz's face arrays and the CSV's face columns holding the same values, the body in the npz and CSV, the face drawn by render;
     /// --holistic refuses the flags whose pipelines it replaces.
     func testEveryFormatCarriesTheFace() throws {
         let models = try ToolRunner.models()
@@ -196,8 +200,17 @@ final class HolisticParityTests: XCTestCase {
         assert np.array_equal(z["face_landmarks"][:, 0], ref)
         assert z["face_mask"].all() and (z["face_person"] == 0).all()
         assert z["body_landmarks"].shape == (9, 1, 33, 3) and z["body_mask"].all()
-        header = open(sys.argv[3]).readline().strip().split(",")
+        import csv
+        rows = list(csv.DictReader(open(sys.argv[3])))
+        header = list(rows[0].keys())
         assert "body_x0" in header and "person" in header, header[:12]
+        assert header[-1] == "face_z467" and header.count("face_presence") == 1, header[-3:]
+        for row in rows:
+            face = k["frames"][int(row["frame"])]["faces"][0]
+            got = np.array([[row[f"face_{c}{j}"] for c in "xyz"] for j in range(468)], dtype=np.float32)
+            assert np.array_equal(got, np.array(face["landmarks"], dtype=np.float32)), row["frame"]
+            assert np.float32(row["face_presence"]) == np.float32(face["presence"])
+        assert {int(r["frame"]) for r in rows} == set(range(9))
         print("ok")
         """
         let (pc, out) = try ToolRunner.process(python, ["-c", check, dir.appendingPathComponent("slp_sign_short.mp4.npz").path, json.path,

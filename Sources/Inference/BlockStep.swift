@@ -98,26 +98,16 @@ struct BlockStep: Step {
 
 extension PlanBuilder {
     /// Per thread, the expanded input rows of one band (or, without an expansion, its depthwise output
-    /// rows) take at most a fifth of the core's L2 cache as CPUID gives it, and never more than 192 KiB or
-    /// less than 16 KiB, so they stay there with the band's other rows between the three kernels; 192 KiB
-    /// where CPUID gives no L2. Chosen once, at start (`handpose probe --cpu` shows it). Measured on AMD
-    /// Zen 4 (1 MiB L2; `bench models --threads 1`, 2026-11-27): budgets from 16 to 384 KiB within 1% of
-    /// each other on the palm and pose models, 768 KiB (three quarters of L2) 3-4% slower on pose_detection
-    /// and pose_landmark_full. The fifth keeps that margin on CPUs with smaller L2s (512 KiB: 102 KiB;
-    /// 256 KiB: 51 KiB), which are not measured here. A band's size never changes a value
-    /// (`BlockFusionTests`).
-    static let bandBudgetFloats = bandBudgetKiB(l2KiB: CPUDescription.host.l2KiB) * 256
-
-    static func bandBudgetKiB(l2KiB: Int) -> Int {
-        l2KiB > 0 ? min(192, max(16, l2KiB / 5)) : 192
-    }
+    /// rows) take at most 192 KB, well inside a core's L2 cache on the CPUs this runs on (512 KB to
+    /// 2 MB) with the band's other rows, so they stay there between the three kernels.
+    static let bandBudgetFloats = 48 * 1024
     /// Blocks whose depthwise input and output both have fewer floats than this (640 KB) stay unfused:
     /// those tensors stay in the cache anyway, and a band's set-up would cost more than it saves.
     static let fuseAboveFloats = 160 * 1024
 
     /// Fuses `[1x1 expansion ->] depthwise -> 1x1 projection` chains whose intermediate tensors are
     /// read by nothing else, and whose depthwise input or output is large, into `BlockStep`s.
-    static func fuseBlocks(_ steps: [Step], outputs: [Int], bandBudgetFloats: Int = PlanBuilder.bandBudgetFloats) -> [Step] {
+    static func fuseBlocks(_ steps: [Step], outputs: [Int]) -> [Step] {
         var readers: [Int: Int] = [:]
         for s in steps { for t in s.reads { readers[t, default: 0] += 1 } }
         for t in outputs { readers[t, default: 0] += 1 }

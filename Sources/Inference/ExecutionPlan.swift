@@ -48,19 +48,14 @@ public final class ExecutionPlan {
 
     /// Plans `model` with a kernel set built outside this module: for the tests, which run the AVX-512
     /// code built for AVX2 (`KernelsAVX512OnAVX2`) on machines without AVX-512.
-    /// `bandBudgetKiB`: fused blocks' bands of at most this many KiB a thread, not the host's (a CPU with another L2).
     @_spi(Testing)
     public convenience init(model: TFLiteModel, threads: Int, kernelSet: any KernelSet, fusingBlocks: Bool = true,
-                            outputs: Set<Int>? = nil, bandBudgetKiB: Int? = nil) throws {
-        try self.init(model: model, threads: threads, kernels: kernelSet, sharing: nil, fusingBlocks: fusingBlocks, outputs: outputs,
-                      bandBudgetKiB: bandBudgetKiB)
+                            outputs: Set<Int>? = nil) throws {
+        try self.init(model: model, threads: threads, kernels: kernelSet, sharing: nil, fusingBlocks: fusingBlocks, outputs: outputs)
     }
 
-    /// The most KiB a fused block's band takes a thread on this CPU: a fifth of its L2, 16 to 192 KiB (`PlanBuilder.fuseBlocks`).
-    public static var bandBudgetKiB: Int { PlanBuilder.bandBudgetFloats / 256 }
-
     private init(model: TFLiteModel, threads: Int, kernels: any KernelSet, sharing: SharedConstants?, fusingBlocks: Bool,
-                 outputs: Set<Int>?, bandBudgetKiB: Int? = nil) throws {
+                 outputs: Set<Int>?) throws {
         self.model = model
         self.threads = max(1, threads)
         self.kernels = kernels
@@ -68,7 +63,7 @@ public final class ExecutionPlan {
         let kept = outputs.map { $0.filter(model.outputs.indices.contains).map { model.outputs[$0] } } ?? model.outputs
         planned = Set(kept)
         let unfused = Self.prune(try builder.build(), keeping: Set(kept))
-        let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: kept, bandBudgetFloats: (bandBudgetKiB ?? Self.bandBudgetKiB) * 256) : unfused
+        let built = fusingBlocks ? PlanBuilder.fuseBlocks(unfused, outputs: kept) : unfused
         try Self.checkDataFlow(model: model, steps: built, outputs: kept)
         steps = built
         var scratchNeed = 0

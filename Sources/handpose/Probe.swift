@@ -146,7 +146,6 @@ extension Probe {
         let report = CPUReport(vendor: host.vendor, brand: host.brand, family: host.family, model: host.model, stepping: host.stepping,
                                microarchitecture: host.microarchitecture, l1dKib: host.l1dKiB, l2Kib: host.l2KiB, l3Kib: host.l3KiB,
                                x86_64V3: host.x86_64v3, x86_64V4: host.x86_64v4, kernels: isa.rawValue, microKernels: kernels,
-                               bandKib: ExecutionPlan.bandBudgetKiB,
                                peakGflops: (peak * 10).rounded() / 10)
         if json {
             print(try JSONText.pretty(report))
@@ -160,7 +159,6 @@ extension Probe {
             ["x86-64-v3 (AVX2, FMA)", host.x86_64v3 ? "yes" : "no"], ["x86-64-v4 (AVX-512)", host.x86_64v4 ? "yes" : "no"],
             ["kernels", isa.rawValue + (ProcessInfo.processInfo.environment[KernelSelection.capVariable].map { " (\(KernelSelection.capVariable)=\($0))" } ?? "")],
             ["micro-kernels", kernels.joined(separator: ", ")],
-            ["fused blocks' bands", "at most \(ExecutionPlan.bandBudgetKiB) KiB a thread (a fifth of L2, 16 to 192 KiB)"],
             ["multiply-add peak, one core", String(format: "%.1f GFLOP/s (measured)", peak)],
         ]))
     }
@@ -176,7 +174,5 @@ struct CPUReport: Encodable {
     var x86_64V3: Bool, x86_64V4: Bool
     var kernels: String
     var microKernels: [String]
-    /// Fused blocks' band budget a thread, from L2.
-    var bandKib: Int
     var peakGflops: Double
 }

@@ -126,9 +126,6 @@ final class KernelReportCommandTests: XCTestCase {
         }
         XCTAssertGreaterThan(try XCTUnwrap(cpu["peakGflops"] as? Double), 0)
         XCTAssertFalse(try XCTUnwrap(cpu["vendor"] as? String).isEmpty)
-        // The fused blocks' bands follow the L2 CPUID gives: a fifth of it, 16 to 192 KiB.
-        let l2 = try XCTUnwrap(cpu["l2Kib"] as? Int)
-        XCTAssertEqual(try XCTUnwrap(cpu["bandKib"] as? Int), l2 > 0 ? min(192, max(16, l2 / 5)) : 192)
         let (tableCode, table) = try ToolRunner.run(["probe", "--cpu"])
         XCTAssertEqual(tableCode, 0, table)
         XCTAssertTrue(table.contains("multiply-add peak") && table.contains("caches"), table)

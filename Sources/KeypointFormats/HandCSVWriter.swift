@@ -67,7 +67,8 @@ public final class HandCSVWriter: KeypointOutput {
             try file.write((handless + Self.bodyCells((p, body), arm: nil) + faceCells(p, faces)).joined(separator: ",") + "\n")
         }
         guard let facePoints else { return }
-        for face in faces where face.person == nil {
+        // A face tied to no body of the frame (none, or an index past its bodies) has a row of its own.
+        for face in faces where face.person.map({ !people.indices.contains($0) }) ?? true {
             let cells = handless + [String](repeating: "", count: Self.bodyHeader.count) + Self.faceCells(face, points: facePoints)
             try file.write(cells.joined(separator: ",") + "\n")
         }

@@ -201,6 +201,8 @@ final class HolisticParityTests: XCTestCase {
         assert z["face_mask"].all() and (z["face_person"] == 0).all()
         assert z["body_landmarks"].shape == (9, 1, 33, 3) and z["body_mask"].all()
         import csv
+        cells = list(csv.reader(open(sys.argv[3])))
+        assert all(len(r) == len(cells[0]) for r in cells), {len(r) for r in cells}
         rows = list(csv.DictReader(open(sys.argv[3])))
         header = list(rows[0].keys())
         assert "body_x0" in header and "person" in header, header[:12]

@@ -37,12 +37,12 @@ public struct HolisticComparison {
                                         reason: "pose-format's \(tool) is not there (make holistic-venv installs it in .venv-holistic)")
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-holistic-\(getpid())")
-        let flag = refineFace ? "--holistic --refine-face" : "--holistic"
+        let flags = refineFace ? ["--holistic", "--refine-face"] : ["--holistic"], flag = flags.joined(separator: " ")
         func ours(_ name: String, jobs: Int) -> Side {
             let out = scratch.appendingPathComponent("handpose-\(jobs)")
             return Side(name: name, executable: handpose,
                         arguments: ["extract"] + clips.map(\.path) + ["-o", out.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
-                                                                     "--models", folder.path, "--format", "pose"] + flag.split(separator: " ").map(String.init),
+                                                                     "--models", folder.path, "--format", "pose"] + flags,
                         ours: true, output: out)
         }
         // pose-format's own switch for the attention mesh; without it, its defaults (video_to_pose's plain run).

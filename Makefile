@@ -10,12 +10,27 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: selfcontained wheel pytest torch-venv setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: static-deps roots selfcontained wheel pytest torch-venv setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
-setup: packages models venv tasks-venv holistic-venv torch-venv
+setup: packages models venv tasks-venv holistic-venv torch-venv static-deps roots
 
 packages:
 	@scripts/setup-packages.sh
+
+# What the self-contained binary links (make selfcontained) and the bare Debian roots that make image and the
+# distribution tests unpack, built once here rather than inside the first test that needs them: FFmpeg and the
+# other C libraries from Debian's source packages (3-4 minutes on two cores; kept until Debian updates one),
+# and a Debian 12 root with no extra package (the dist tarball's test), with tini (make image) and with
+# python3 and python3-venv on Debian 12 and 13 (the wheel's test), each a tarball kept for the ISO week
+# (scripts/runtime-root.sh). Both need root; without it the tests that use them skip.
+static-deps: packages
+	@if [ "$$(id -u)" -ne 0 ]; then echo "setup: not root: the static libraries are not built (the distribution tests skip)"; \
+	else scripts/build-static-deps.sh >/dev/null && echo "setup: the self-contained binary's static libraries are built (.build-static-deps)"; fi
+
+roots: packages
+	@if [ "$$(id -u)" -ne 0 ]; then echo "setup: not root: no Debian roots are prepared (the distribution tests skip)"; else \
+	  scripts/runtime-root.sh --prepare && scripts/runtime-root.sh --prepare tini && scripts/runtime-root.sh --prepare python3 python3-venv && \
+	  HANDPOSE_DEBIAN_SUITE=trixie scripts/runtime-root.sh --prepare python3 python3-venv; fi
 
 models:
 	@scripts/setup-models.sh
@@ -28,7 +43,10 @@ build:
 	$(SWIFT) build $(RELEASE)
 
 # Release mode: model-level tests run the real networks, which debug builds make far slower.
+# As root, the self-contained binary that the distribution tests ship (make dist, image, wheel) is built first,
+# as swift test builds its own binary before the suite runs.
 test:
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory selfcontained >/dev/null; fi
 	$(SWIFT) test $(RELEASE)
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory pytest

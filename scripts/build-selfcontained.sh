@@ -15,12 +15,16 @@ mkdir -p "$scratch/link"
 for lib in libstdc++.a libatomic.a; do ln -sf "$(g++ -print-file-name=$lib)" "$scratch/link/$lib"; done
 cc -O2 -fPIC -c scripts/glibc-compat.c -o "$scratch/link/glibc-compat.o"
 bin=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/handpose
-rm -f "$bin"   # SwiftPM does not see the linker's own inputs (the object above, the archives) change: link anew
+# SwiftPM does not see the linker's own inputs (the object above, the archives, the prefix) change: when any
+# differs from the last link's, link anew.
+inputs=$( { echo "$prefix"; sha256sum "$scratch/link/glibc-compat.o" "$prefix"/lib/*.a $(readlink -f "$scratch"/link/*.a); } | sha256sum | cut -c1-16)
+[ "$(cat "$scratch/link-inputs" 2>/dev/null)" = "$inputs" ] || rm -f "$bin"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig \
   swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product handpose \
   -Xlinker -L"$PWD/$scratch/link" -Xlinker -L"$prefix/lib" -Xlinker "$PWD/$scratch/link/glibc-compat.o" \
   -Xlinker --wrap=hypot -Xlinker --wrap=hypotf -Xlinker --wrap=arc4random >&2
 scripts/check-selfcontained.sh "$bin" >&2
+echo "$inputs" >"$scratch/link-inputs"
 # The notices of what is linked in, from the very prefix linked (make install SELFCONTAINED=1 ships them).
 rm -rf "$scratch/licenses" && mkdir -p "$scratch/licenses"
 cp "$prefix"/licenses/* "$prefix/SOURCES" "$prefix/FFMPEG-COMPONENTS" /usr/share/common-licenses/Apache-2.0 \

@@ -8,15 +8,18 @@
 # bookworm-updates and bookworm-security applied. Documentation but copyright files, manual pages and
 # message translations are left out, as debian:bookworm-slim leaves them out.
 # The root is built once per package list and kept as a tarball in .build-image/; each call unpacks a
-# fresh copy.
+# fresh copy. --prepare builds the tarball only (make setup prepares the roots the tests use: make roots).
 #   scripts/runtime-root.sh DEST [EXTRA...]
+#   scripts/runtime-root.sh --prepare [EXTRA...]
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 DEST [EXTRA-PACKAGE...]" >&2; exit 64; }
-dest=$(realpath -m -- "$1"); shift
+[ $# -ge 1 ] || { echo "usage: $0 DEST [EXTRA-PACKAGE...] | --prepare [EXTRA-PACKAGE...]" >&2; exit 64; }
+dest=""
+[ "$1" = --prepare ] || dest=$(realpath -m -- "$1")
+shift
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "runtime-root: needs root (debootstrap and chroot); run it as root or with sudo" >&2; exit 3; }
 command -v debootstrap >/dev/null || { echo "runtime-root: debootstrap not found; make setup installs it" >&2; exit 3; }
-[ ! -e "$dest" ] || { echo "runtime-root: $dest exists; give a new folder" >&2; exit 3; }
+[ -z "$dest" ] || [ ! -e "$dest" ] || { echo "runtime-root: $dest exists; give a new folder" >&2; exit 3; }
 
 packages=("$@")
 suite=${HANDPOSE_DEBIAN_SUITE:-bookworm}
@@ -74,6 +77,7 @@ EOF
   mv "$cache.$$.partial" "$cache"
   rm -rf --one-file-system "$work"; trap - EXIT
 fi
+if [ -z "$dest" ]; then echo "runtime-root: $suite with ${packages[*]:-no extra package} ready ($cache)" >&2; exit 0; fi
 mkdir -p "$dest"
 tar -C "$dest" --numeric-owner -xpf "$cache"
 echo "$dest"

@@ -8,6 +8,8 @@ public enum BenchJSON {
     public struct ModelRow: Codable, Sendable, Equatable {
         public var model: String
         public var threads: Int
+        /// The threads our plan used after deciding whether its threads pay (1 when they did not; ThreadChoice).
+        public var threadsUsed: Int?
         public var isa: String
         public var medianMs: Double
         public var p90Ms: Double
@@ -27,7 +29,7 @@ public enum BenchJSON {
         /// The largest of the rounds' ours/XNNPACK ratios (each round times both, one after the other).
         public var worstRoundRatio: Double?
 
-        public init(model: String, threads: Int, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
+        public init(model: String, threads: Int, threadsUsed: Int? = nil, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
                     xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil,
                     roundP10Ms: Double? = nil, roundP90Ms: Double? = nil, xnnpackRoundP10Ms: Double? = nil,
                     xnnpackRoundP90Ms: Double? = nil, worstRoundRatio: Double? = nil) {
@@ -38,6 +40,7 @@ public enum BenchJSON {
             self.worstRoundRatio = worstRoundRatio
             self.model = model
             self.threads = threads
+            self.threadsUsed = threadsUsed
             self.isa = isa
             self.medianMs = medianMs
             self.p90Ms = p90Ms

@@ -23,7 +23,8 @@ public struct ModelTiming {
     private let reference: (python: String, script: URL)?
     private let runs: Int
 
-    /// Plans every model for every count in `threadCounts` (3 warm-up runs each) from the models folder
+    /// Plans every model for every count in `threadCounts` (3 warm-up runs each, and those in which a plan
+    /// of more than one thread decides whether its threads pay) from the models folder
     /// `models` (nil: where extract looks), and finds the reference script when `referencePython` is
     /// given, so that a missing file is said before any timing. `runs`: timed runs per round.
     public init(models: String?, threadCounts: [Int], runs: Int, referencePython: String?) throws(BenchmarkError) {
@@ -42,6 +43,8 @@ public struct ModelTiming {
                     var rng = SystemRandomNumberGenerator()
                     let input = (0..<plan.inputs[0].count).map { _ in Float.random(in: 0...1, using: &rng) }
                     for _ in 0..<3 { try plan.run(input) }
+                    // The runs in which the plan times its threads against one (ThreadChoice) are warm-up too.
+                    while !plan.threadsDecided { try plan.run(input) }
                     cases.append(Case(name: name, path: path, threads: t, plan: plan, input: input))
                 }
             }
@@ -81,7 +84,7 @@ public struct ModelTiming {
             let all = Timings(ours[i]), perRound = Timings(ourRounds[i])
             let reference = ref[i].isEmpty ? nil : (all: Timings(ref[i]), perRound: Timings(refRounds[i]))
             let median = all.median
-            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, threadsUsed: c.plan.threadsInUse, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
                                       gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
                                       xnnpackMedianMs: reference?.all.median, xnnpackP90Ms: reference?.all.percentile(0.9),
                                       ratio: reference.map { median / $0.all.median },

@@ -89,12 +89,32 @@ public final class ExecutionPlan {
         let input = model.inputs[0]
         let expected = model.tensors[input].count
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
+        guard let pool else {
+            (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
+            runSteps(Parallel(threads: 1))
+            return
+        }
+        let mode = threadChoice.next()
+        if mode == .threads { pool.wake() }
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
+        let start = threadChoice.inTrial ? DispatchTime.now().uptimeNanoseconds : 0
+        runSteps(mode == .threads ? Parallel(threads: threads, pool: pool) : Parallel(threads: 1))
+        if threadChoice.inTrial { threadChoice.record(mode, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+        pool.park()
+    }
+
+    /// Whether runs use the plan's threads or the calling thread alone, from timing both (`ThreadChoice`).
+    private var threadChoice = ThreadChoice()
+
+    /// The threads runs use now: `threads`, or 1 when the last trial found that the threads did not pay.
+    public var threadsInUse: Int { pool == nil || threadChoice.decided == .threads ? threads : 1 }
+    /// A first trial has decided `threadsInUse` (always, on one thread): benchmarks warm up until then.
+    public var threadsDecided: Bool { pool == nil || threadChoice.trials > 0 }
+
+    private func runSteps(_ parallel: Parallel) {
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
-                             kernels: kernels)
+                             scratchPerThread: scratchPerThread, parallel: parallel, kernels: kernels)
         for step in steps { step.run(ctx) }
-        pool?.park()
     }
 
     /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.

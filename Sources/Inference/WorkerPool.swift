@@ -5,22 +5,33 @@ import Synchronization
 /// Worker threads kept alive between kernel calls: after a task they spin briefly for the next one,
 /// then sleep on a condition. Splitting a 0.1 ms kernel over two cores then costs microseconds, where
 /// a dispatch to Foundation's pool per kernel cost more than it saved.
-/// Unchecked: `task` is set before `generation` is published and read by the workers after they see it
-/// (acquire/release on the atomics), the hand-over the compiler cannot follow.
+///
+/// Parts are claimed, not assigned: each thread takes the next unclaimed part until none is left, and the
+/// caller, its own part done, takes those no worker has reached. A worker that is asleep, descheduled or
+/// woken onto the caller's own core (a 2-vCPU VM showed all three) then costs the caller nothing but the
+/// part's work, where waiting for it had made small models' two-thread runs twice as slow as one thread's.
+/// Which thread ran a part changes no value: a part's range and scratch slot are its index's.
+/// Unchecked: `task` is set before the part counter is published and read by a thread only after it has
+/// claimed a part (acquire/release on the atomics), the hand-over the compiler cannot follow.
 final class WorkerPool: @unchecked Sendable {
     let workers: Int
     private let generation = Atomic<Int>(0)
+    /// Parts of the current task not yet finished; the caller waits for zero.
     private let pending = Atomic<Int>(0)
+    /// The next part to claim (1...workers; the caller runs part 0 first).
+    private let nextPart = Atomic<Int>(1 << 40)
     private let stopping = Atomic<Bool>(false)
     /// Set between model runs (`park`): a waiting worker then sleeps after `idlePolls`, not `spinPolls`.
     private let parked = Atomic<Bool>(false)
     private let condition = NSCondition()
+    /// Calls of `wake`, read and written under `condition`'s lock.
+    private var wakeups = 0
     private var task: ((Int) -> Void)?
 
     init(workers: Int) {
         self.workers = workers
-        for i in 0..<workers {
-            let thread = Thread { [self] in self.loop(part: i + 1) }
+        for _ in 0..<workers {
+            let thread = Thread { [self] in self.loop() }
             thread.stackSize = 1 << 20
             thread.start()
         }
@@ -31,13 +42,16 @@ final class WorkerPool: @unchecked Sendable {
         withoutActuallyEscaping(body) { b in
             task = b
             parked.store(false, ordering: .relaxed)
+            // pending before the counter: a part claimed is always counted.
             pending.store(workers, ordering: .releasing)
+            nextPart.store(1, ordering: .releasing)
             generation.add(1, ordering: .releasing)
             condition.lock(); condition.broadcast(); condition.unlock()
             b(0)
-            // The other parts usually end within microseconds of this one: spin (with the CPU's pause
-            // hint), but not for long, since a worker may be descheduled (more threads than cores, or a
-            // competing process): then yield the core, then sleep in short steps.
+            runClaimedParts()
+            // The parts workers claimed usually end within microseconds of this one: spin (with the CPU's
+            // pause hint), but not for long, since a worker may be descheduled (more threads than cores, or
+            // a competing process): then yield the core, then sleep in short steps.
             var polls = 0
             while pending.load(ordering: .acquiring) > 0 {
                 polls += 1
@@ -51,6 +65,14 @@ final class WorkerPool: @unchecked Sendable {
             }
             task = nil
         }
+    }
+
+    /// Says a model run begins: workers asleep since the last one are woken now, so that their wake-up (a
+    /// futex, and on a VM a halted vCPU's, tens of microseconds) passes while the caller copies the input
+    /// and runs the first steps, not while it waits at the first split.
+    func wake() {
+        parked.store(false, ordering: .relaxed)
+        condition.lock(); wakeups &+= 1; condition.broadcast(); condition.unlock()
     }
 
     /// Says the model run is over: until the next `run`, workers wait only `idlePolls` before they sleep, so
@@ -87,7 +109,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Then `sched_yield` calls before the caller of `run` sleeps.
     static let yieldPolls = 1_000
 
-    private func loop(part: Int) {
+    private func loop() {
         var seen = 0
         while true {
             var spins = 0
@@ -96,13 +118,24 @@ final class WorkerPool: @unchecked Sendable {
                 Self.pause(spins)
                 if spins > (parked.load(ordering: .relaxed) ? Self.idlePolls : Self.spinPolls) {
                     condition.lock()
-                    while generation.load(ordering: .acquiring) == seen { condition.wait() }
+                    let woken = wakeups
+                    while generation.load(ordering: .acquiring) == seen && wakeups == woken { condition.wait() }
                     condition.unlock()
+                    spins = 0   // a task, or a run beginning (`wake`): spin for its first task
                 }
             }
             seen = generation.load(ordering: .acquiring)
             if stopping.load(ordering: .acquiring) { return }
-            task?(part)
+            runClaimedParts()
+        }
+    }
+
+    /// Claims and runs parts of the current task until none is left.
+    private func runClaimedParts() {
+        while true {
+            let part = nextPart.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+            guard part <= workers else { return }
+            task!(part)
             pending.subtract(1, ordering: .releasing)
         }
     }

@@ -46,7 +46,8 @@ build:
 # As root, the self-contained binary that the distribution tests ship (make dist, image, wheel) is built first,
 # as swift test builds its own binary before the suite runs.
 test:
-	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory selfcontained >/dev/null; fi
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory selfcontained >/dev/null || \
+	  echo "test: make selfcontained failed (above); the distribution tests will fail and say why" >&2; fi
 	$(SWIFT) test $(RELEASE)
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory pytest

@@ -15,10 +15,13 @@ mkdir -p "$scratch/link"
 for lib in libstdc++.a libatomic.a; do ln -sf "$(g++ -print-file-name=$lib)" "$scratch/link/$lib"; done
 cc -O2 -fPIC -c scripts/glibc-compat.c -o "$scratch/link/glibc-compat.o"
 bin=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/handpose
-# SwiftPM does not see the linker's own inputs (the object above, the archives, the prefix) change: when any
-# differs from the last link's, link anew.
-inputs=$( { echo "$prefix"; sha256sum "$scratch/link/glibc-compat.o" "$prefix"/lib/*.a $(readlink -f "$scratch"/link/*.a); } | sha256sum | cut -c1-16)
-[ "$(cat "$scratch/link-inputs" 2>/dev/null)" = "$inputs" ] || rm -f "$bin"
+# SwiftPM does not see the linker's own inputs change (the object above, the archives, the prefix, the
+# toolchain's static runtime, GCC's and glibc's static parts): when any differs from the last link's, link anew.
+swift_static=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift_static
+inputs=$( { echo "$prefix"; swift --version 2>&1; cc --version; find "$swift_static" -name '*.a' -printf '%p %s %T@\n' | sort
+            sha256sum "$scratch/link/glibc-compat.o" "$prefix"/lib/*.a $(readlink -f "$scratch"/link/*.a) \
+              "$(cc -print-libgcc-file-name)" "$(cc -print-file-name=libc_nonshared.a)"; } | sha256sum | cut -c1-16)
+[ "$(cat "$scratch/link-inputs" 2>/dev/null)" = "$inputs" ] || rm -f "$bin" "$scratch/link-inputs"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=$prefix/lib/pkgconfig \
   swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product handpose \
   -Xlinker -L"$PWD/$scratch/link" -Xlinker -L"$prefix/lib" -Xlinker "$PWD/$scratch/link/glibc-compat.o" \

@@ -60,6 +60,7 @@ public struct ModelTiming {
         var ours = [[Double]](repeating: [], count: cases.count), ourRounds = ours
         var ref = [[Double]](repeating: [], count: cases.count), refRounds = ref
         var ratios = [[Double]](repeating: [], count: cases.count)
+        let aloneBefore = cases.map(\.plan.runsAlone)
         for round in 0..<rounds {
             for (i, c) in cases.enumerated() {
                 var times: [Double] = []
@@ -84,7 +85,8 @@ public struct ModelTiming {
             let all = Timings(ours[i]), perRound = Timings(ourRounds[i])
             let reference = ref[i].isEmpty ? nil : (all: Timings(ref[i]), perRound: Timings(refRounds[i]))
             let median = all.median
-            return BenchJSON.ModelRow(model: c.name, threads: c.threads, threadsUsed: c.plan.threadsInUse, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
+            let aloneShare = c.threads > 1 ? Double(c.plan.runsAlone - aloneBefore[i]) / Double(max(1, ours[i].count)) : nil
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, aloneShare: aloneShare, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
                                       gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
                                       xnnpackMedianMs: reference?.all.median, xnnpackP90Ms: reference?.all.percentile(0.9),
                                       ratio: reference.map { median / $0.all.median },

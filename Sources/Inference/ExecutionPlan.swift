@@ -94,22 +94,28 @@ public final class ExecutionPlan {
             runSteps(Parallel(threads: 1))
             return
         }
-        let mode = threadChoice.next()
-        if mode == .threads { pool.wake() }
+        let mode = choosesThreads ? threadChoice.next() : .threads
+        if mode == .threads { pool.wake() } else { runsAlone += 1 }
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
-        let start = threadChoice.inTrial ? DispatchTime.now().uptimeNanoseconds : 0
+        let timed = choosesThreads && threadChoice.inTrial
+        let start = timed ? DispatchTime.now().uptimeNanoseconds : 0
         runSteps(mode == .threads ? Parallel(threads: threads, pool: pool) : Parallel(threads: 1))
-        if threadChoice.inTrial { threadChoice.record(mode, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+        if timed { threadChoice.record(mode, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
         pool.park()
     }
 
     /// Whether runs use the plan's threads or the calling thread alone, from timing both (`ThreadChoice`).
     private var threadChoice = ThreadChoice()
 
+    /// Whether the plan decides for itself, by timing, if its threads pay (the default). False: every run
+    /// uses every thread, for measurements that compare something else (fused against unfused blocks).
+    public var choosesThreads = true
+    /// Runs of a plan of more than one thread that ran on the calling thread alone (trials included).
+    public private(set) var runsAlone = 0
     /// The threads runs use now: `threads`, or 1 when the last trial found that the threads did not pay.
-    public var threadsInUse: Int { pool == nil || threadChoice.decided == .threads ? threads : 1 }
+    public var threadsInUse: Int { pool == nil || !choosesThreads || threadChoice.decided == .threads ? threads : 1 }
     /// A first trial has decided `threadsInUse` (always, on one thread): benchmarks warm up until then.
-    public var threadsDecided: Bool { pool == nil || threadChoice.trials > 0 }
+    public var threadsDecided: Bool { pool == nil || !choosesThreads || threadChoice.trials > 0 }
 
     private func runSteps(_ parallel: Parallel) {
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
@@ -117,12 +123,15 @@ public final class ExecutionPlan {
         for step in steps { step.run(ctx) }
     }
 
-    /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.
+    /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order, on every
+    /// thread of the plan (whatever `threadsInUse` says).
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
                              scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
                              kernels: kernels)
+        pool?.wake()
+        defer { pool?.park() }
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.run(ctx)

@@ -1,5 +1,6 @@
-/// Splits a kernel's work over a fixed number of threads. Each part gets a contiguous range and
-/// a slot number (0..<threads) that indexes per-thread scratch memory.
+/// Splits a kernel's work into a fixed number of parts, one per thread. Each part gets a contiguous range
+/// and a slot number (0..<threads, its index) that indexes scratch memory; whichever thread claims a part
+/// (`WorkerPool`), its range and slot, and so its results, are the same.
 struct Parallel {
     let threads: Int
     /// Persistent workers (`threads - 1` of them), which every plan of more than one thread has.
@@ -9,7 +10,7 @@ struct Parallel {
     /// about 100k runs on the calling thread, where handing work to another core costs more than it saves.
     /// Only the plan's own threads run it, never Dispatch's pool: Dispatch's pool monitor reads /proc and
     /// stops the process where there is none (StopSignal in Extraction says more); with fewer parts than
-    /// threads, the pool's last threads have nothing to do.
+    /// threads, the parts numbered from `parts` on are empty, whoever claims them.
     func split(_ count: Int, cost: Int, _ body: (Range<Int>, Int) -> Void) {
         let parts = min(threads, count)
         guard parts > 1, cost >= 100_000, let pool else {

@@ -8,7 +8,7 @@
 ///
 /// Why: on this project's 2-vCPU VM the small Holistic models (face_landmark, hand_recrop,
 /// face_detection_short_range) ran about twice as slowly on two threads as on one in some runs, while the
-/// hand and pose models ran 1.9x faster on two (docs/engine-kernels.md, "Stable speed"). A fixed rule by
+/// hand and pose models ran 1.9x faster on two (README, "The engine"; docs/engine-kernels.md, "Stable speed"). A fixed rule by
 /// model size would lose the runs where two threads do pay. Both ways give the same outputs bit for bit
 /// (ModelParityTests compares one and two threads); only the time differs.
 struct ThreadChoice: Sendable {
@@ -32,35 +32,42 @@ struct ThreadChoice: Sendable {
     private(set) var trials = 0
     private var untilTrial = warmUpRuns
     private var interval = firstInterval
-    private var trial: (threads: [Double], alone: [Double])?
+    /// The trial's times: threads' runs in the first `trialRuns` slots, the others' after them (allocated
+    /// once: a plan's run allocates nothing).
+    private var times = [Double](repeating: 0, count: 2 * trialRuns)
+    private var timed = (threads: 0, alone: 0)
+    /// Whether a trial is under way (the run `next` just chose is then timed and recorded).
+    private(set) var inTrial = false
 
     /// The mode of the next run.
     mutating func next() -> Mode {
-        if let trial { return trial.threads.count <= trial.alone.count ? .threads : .alone }
-        if untilTrial == 0 { trial = ([], []); return .threads }
+        if inTrial { return timed.threads <= timed.alone ? .threads : .alone }
+        if untilTrial == 0 { inTrial = true; timed = (0, 0); return .threads }
         untilTrial -= 1
         return decided
     }
 
     /// Says how long a run of `mode` took; ends the trial (and decides) once each mode has `trialRuns` runs.
     /// Runs outside a trial are not recorded.
+    ///
+    /// In a trial each run on the threads follows one alone, so its workers have gone to sleep and it pays
+    /// their wake-up, as a run does after the caller's own work between runs (a frame's crops and decoding);
+    /// back-to-back runs on the threads (a benchmark's loop) would find them awake.
     mutating func record(_ mode: Mode, seconds: Double) {
-        guard var t = trial else { return }
-        if mode == .threads { t.threads.append(seconds) } else { t.alone.append(seconds) }
-        guard t.threads.count >= Self.trialRuns && t.alone.count >= Self.trialRuns else { trial = t; return }
-        let choice: Mode = Self.median(t.threads) <= Self.gain * Self.median(t.alone) ? .threads : .alone
+        guard inTrial else { return }
+        if mode == .threads, timed.threads < Self.trialRuns {
+            times[timed.threads] = seconds; timed.threads += 1
+        } else if mode == .alone, timed.alone < Self.trialRuns {
+            times[Self.trialRuns + timed.alone] = seconds; timed.alone += 1
+        }
+        guard timed.threads == Self.trialRuns && timed.alone == Self.trialRuns else { return }
+        times[0..<Self.trialRuns].sort()
+        times[Self.trialRuns...].sort()
+        let choice: Mode = times[Self.trialRuns / 2] <= Self.gain * times[Self.trialRuns + Self.trialRuns / 2] ? .threads : .alone
         interval = trials > 0 && choice == decided ? min(2 * interval, Self.longestInterval) : Self.firstInterval
         decided = choice
-        trial = nil
+        inTrial = false
         trials += 1
         untilTrial = interval
-    }
-
-    /// Whether the run `next` just chose is part of a trial (and so is to be timed and recorded).
-    var inTrial: Bool { trial != nil }
-
-    static func median(_ values: [Double]) -> Double {
-        let s = values.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 }

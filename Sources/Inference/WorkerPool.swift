@@ -7,9 +7,10 @@ import Synchronization
 /// a dispatch to Foundation's pool per kernel cost more than it saved.
 ///
 /// Parts are claimed, not assigned: each thread takes the next unclaimed part until none is left, and the
-/// caller, its own part done, takes those no worker has reached. A worker that is asleep, descheduled or
-/// woken onto the caller's own core (a 2-vCPU VM showed all three) then costs the caller nothing but the
-/// part's work, where waiting for it had made small models' two-thread runs twice as slow as one thread's.
+/// caller, its own part done, takes those no worker has reached. A worker that has not started (asleep,
+/// descheduled, or woken onto the caller's own core) then costs the caller only that part's work, where
+/// waiting for it had made small models' two-thread runs twice as slow as one thread's; a worker descheduled
+/// after it claimed a part is still waited for.
 /// Which thread ran a part changes no value: a part's range and scratch slot are its index's.
 /// Unchecked: `task` is set before the part counter is published and read by a thread only after it has
 /// claimed a part (acquire/release on the atomics), the hand-over the compiler cannot follow.
@@ -24,8 +25,8 @@ final class WorkerPool: @unchecked Sendable {
     /// Set between model runs (`park`): a waiting worker then sleeps after `idlePolls`, not `spinPolls`.
     private let parked = Atomic<Bool>(false)
     private let condition = NSCondition()
-    /// Calls of `wake`, read and written under `condition`'s lock.
-    private var wakeups = 0
+    /// Calls of `wake`: a worker that has spun since the count it saw does not sleep through a later one.
+    private let wakeups = Atomic<Int>(0)
     private var task: ((Int) -> Void)?
 
     init(workers: Int) {
@@ -37,7 +38,8 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `body(0)` here and `body(1...workers)` on the workers; returns when all are done.
+    /// Runs `body(0)` here and `body(1...workers)` on whichever threads claim them (this one takes those no
+    /// worker has claimed once its own is done); returns when all are done.
     func run(_ body: (Int) -> Void) {
         withoutActuallyEscaping(body) { b in
             task = b
@@ -72,7 +74,8 @@ final class WorkerPool: @unchecked Sendable {
     /// and runs the first steps, not while it waits at the first split.
     func wake() {
         parked.store(false, ordering: .relaxed)
-        condition.lock(); wakeups &+= 1; condition.broadcast(); condition.unlock()
+        wakeups.add(1, ordering: .releasing)
+        condition.lock(); condition.broadcast(); condition.unlock()
     }
 
     /// Says the model run is over: until the next `run`, workers wait only `idlePolls` before they sleep, so
@@ -113,15 +116,18 @@ final class WorkerPool: @unchecked Sendable {
         var seen = 0
         while true {
             var spins = 0
+            // A `wake` after this point, even one just before the worker decides to sleep, keeps it awake.
+            var woken = wakeups.load(ordering: .acquiring)
             while generation.load(ordering: .acquiring) == seen {
                 spins += 1
                 Self.pause(spins)
                 if spins > (parked.load(ordering: .relaxed) ? Self.idlePolls : Self.spinPolls) {
                     condition.lock()
-                    let woken = wakeups
-                    while generation.load(ordering: .acquiring) == seen && wakeups == woken { condition.wait() }
+                    while generation.load(ordering: .acquiring) == seen && wakeups.load(ordering: .acquiring) == woken { condition.wait() }
                     condition.unlock()
-                    spins = 0   // a task, or a run beginning (`wake`): spin for its first task
+                    // A task, or a run beginning (`wake`): spin for its first task.
+                    spins = 0
+                    woken = wakeups.load(ordering: .acquiring)
                 }
             }
             seen = generation.load(ordering: .acquiring)

@@ -108,8 +108,19 @@ final class ThreadChoiceTests: XCTestCase {
                 XCTAssertEqual(found.reduce(0) { $0 + $1.count }, 0, "\(name), run \(run)")
             }
             XCTAssertTrue(two.threadsDecided)
-            XCTAssertTrue([1, 2].contains(two.threadsInUse), "\(two.threadsInUse)")
+            // The trial's runs alone, and those after it if it chose so.
+            XCTAssertEqual(two.runsAlone, ThreadChoice.trialRuns + (two.threadsInUse == 1 ? 6 : 0))
             print("\(name): two-thread plan uses \(two.threadsInUse) after its trial")
+
+            // A plan told not to choose runs every run on its threads.
+            let pinned = try ExecutionPlan(model: model, threads: 2)
+            pinned.choosesThreads = false
+            for run in 0..<(ThreadChoice.warmUpRuns + trialLength) {
+                let found = try zip(SameBits.outputs(pinned, inputs[run % 2]), expected[run % 2]).map(SameBits.differing)
+                XCTAssertEqual(found.reduce(0) { $0 + $1.count }, 0, "\(name), pinned, run \(run)")
+            }
+            XCTAssertEqual(pinned.runsAlone, 0)
+            XCTAssertEqual(pinned.threadsInUse, 2)
         }
     }
 }

@@ -36,4 +36,22 @@ final class WorkerPoolTests: XCTestCase {
             XCTAssertEqual(finished.load(ordering: .acquiring), 6, "slow part \(slow)")
         }
     }
+
+    /// Between model runs (`park`) the workers go to sleep; `wake` before a run, and the run itself, find every
+    /// part run once; a pool stopped right after a `wake` ends.
+    func testParkedWorkersSleepAndAWakeOrARunBringsThemBack() {
+        let pool = WorkerPool(workers: 3)
+        let counts = Mutex([Int](repeating: 0, count: 4))
+        for round in 0..<50 {
+            pool.park()
+            usleep(round % 5 == 0 ? 10_000 : 100)   // long enough, every fifth round, for them to sleep
+            if round % 2 == 0 { pool.wake() }
+            pool.run { part in counts.withLock { $0[part] += 1 } }
+        }
+        XCTAssertEqual(counts.withLock { $0 }, Array(repeating: 50, count: 4))
+        pool.park()
+        usleep(10_000)
+        pool.wake()
+        pool.stop()
+    }
 }

@@ -8,9 +8,6 @@ public enum BenchJSON {
     public struct ModelRow: Codable, Sendable, Equatable {
         public var model: String
         public var threads: Int
-        /// For a plan of more than one thread, the share of its timed runs that ran on one thread, having
-        /// found its threads did not pay (ThreadChoice; trials included).
-        public var aloneShare: Double?
         public var isa: String
         public var medianMs: Double
         public var p90Ms: Double
@@ -30,7 +27,7 @@ public enum BenchJSON {
         /// The largest of the rounds' ours/XNNPACK ratios (each round times both, one after the other).
         public var worstRoundRatio: Double?
 
-        public init(model: String, threads: Int, aloneShare: Double? = nil, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
+        public init(model: String, threads: Int, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
                     xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil,
                     roundP10Ms: Double? = nil, roundP90Ms: Double? = nil, xnnpackRoundP10Ms: Double? = nil,
                     xnnpackRoundP90Ms: Double? = nil, worstRoundRatio: Double? = nil) {
@@ -41,7 +38,6 @@ public enum BenchJSON {
             self.worstRoundRatio = worstRoundRatio
             self.model = model
             self.threads = threads
-            self.aloneShare = aloneShare
             self.isa = isa
             self.medianMs = medianMs
             self.p90Ms = p90Ms

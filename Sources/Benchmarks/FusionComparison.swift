@@ -26,9 +26,6 @@ public struct FusionComparison: Sendable {
              try ExecutionPlan(model: try TFLiteModel(path: path), threads: threads, fusingBlocks: false))
         }
         let input = [Float](repeating: 0.5, count: plan.inputs[0].count)
-        // Both on every thread: the comparison is of fusion, not of whether a plan's threads pay (ThreadChoice).
-        plan.choosesThreads = false
-        other.choosesThreads = false
         var times: [[Double]] = [[], []]
         for i in 0..<max(1, runs) {
             for which in i % 2 == 0 ? [0, 1] : [1, 0] {

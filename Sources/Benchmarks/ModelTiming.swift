@@ -23,8 +23,7 @@ public struct ModelTiming {
     private let reference: (python: String, script: URL)?
     private let runs: Int
 
-    /// Plans every model for every count in `threadCounts` (3 warm-up runs each, and those in which a plan
-    /// of more than one thread decides whether its threads pay) from the models folder
+    /// Plans every model for every count in `threadCounts` (3 warm-up runs each) from the models folder
     /// `models` (nil: where extract looks), and finds the reference script when `referencePython` is
     /// given, so that a missing file is said before any timing. `runs`: timed runs per round.
     public init(models: String?, threadCounts: [Int], runs: Int, referencePython: String?) throws(BenchmarkError) {
@@ -43,8 +42,6 @@ public struct ModelTiming {
                     var rng = SystemRandomNumberGenerator()
                     let input = (0..<plan.inputs[0].count).map { _ in Float.random(in: 0...1, using: &rng) }
                     for _ in 0..<3 { try plan.run(input) }
-                    // The runs in which the plan times its threads against one (ThreadChoice) are warm-up too.
-                    while !plan.threadsDecided { try plan.run(input) }
                     cases.append(Case(name: name, path: path, threads: t, plan: plan, input: input))
                 }
             }
@@ -60,7 +57,6 @@ public struct ModelTiming {
         var ours = [[Double]](repeating: [], count: cases.count), ourRounds = ours
         var ref = [[Double]](repeating: [], count: cases.count), refRounds = ref
         var ratios = [[Double]](repeating: [], count: cases.count)
-        let aloneBefore = cases.map(\.plan.runsAlone)
         for round in 0..<rounds {
             for (i, c) in cases.enumerated() {
                 var times: [Double] = []
@@ -85,8 +81,7 @@ public struct ModelTiming {
             let all = Timings(ours[i]), perRound = Timings(ourRounds[i])
             let reference = ref[i].isEmpty ? nil : (all: Timings(ref[i]), perRound: Timings(refRounds[i]))
             let median = all.median
-            let aloneShare = c.threads > 1 ? Double(c.plan.runsAlone - aloneBefore[i]) / Double(max(1, ours[i].count)) : nil
-            return BenchJSON.ModelRow(model: c.name, threads: c.threads, aloneShare: aloneShare, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
+            return BenchJSON.ModelRow(model: c.name, threads: c.threads, isa: c.plan.isa.rawValue, medianMs: median, p90Ms: all.percentile(0.9),
                                       gflops: 2 * Double(c.plan.multiplyAdds) / median / 1e6, arenaMib: Double(c.plan.arenaBytes) / 1048576,
                                       xnnpackMedianMs: reference?.all.median, xnnpackP90Ms: reference?.all.percentile(0.9),
                                       ratio: reference.map { median / $0.all.median },

@@ -89,42 +89,17 @@ public final class ExecutionPlan {
         let input = model.inputs[0]
         let expected = model.tensors[input].count
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
-        guard let pool else {
-            (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
-            runSteps(Parallel(threads: 1))
-            return
-        }
-        let mode = choosesThreads ? threadChoice.next() : .threads
-        if mode == .threads { pool.wake() } else { runsAlone += 1 }
+        // Workers asleep since the last run wake while the input is copied (WorkerPool.wake).
+        pool?.wake()
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
-        let timed = choosesThreads && threadChoice.inTrial
-        let start = timed ? DispatchTime.now().uptimeNanoseconds : 0
-        runSteps(mode == .threads ? Parallel(threads: threads, pool: pool) : Parallel(threads: 1))
-        if timed { threadChoice.record(mode, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
-        pool.park()
-    }
-
-    /// Whether runs use the plan's threads or the calling thread alone, from timing both (`ThreadChoice`).
-    private var threadChoice = ThreadChoice()
-
-    /// Whether the plan decides for itself, by timing, if its threads pay (the default). False: every run
-    /// uses every thread, for measurements that compare something else (fused against unfused blocks).
-    public var choosesThreads = true
-    /// Runs of a plan of more than one thread that ran on the calling thread alone (trials included).
-    public private(set) var runsAlone = 0
-    /// The threads runs use now: `threads`, or 1 when the last trial found that the threads did not pay.
-    public var threadsInUse: Int { pool == nil || !choosesThreads || threadChoice.decided == .threads ? threads : 1 }
-    /// A first trial has decided `threadsInUse` (always, on one thread): benchmarks warm up until then.
-    public var threadsDecided: Bool { pool == nil || !choosesThreads || threadChoice.trials > 0 }
-
-    private func runSteps(_ parallel: Parallel) {
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: parallel, kernels: kernels)
+                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
+                             kernels: kernels)
         for step in steps { step.run(ctx) }
+        pool?.park()
     }
 
-    /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order, on every
-    /// thread of the plan (whatever `threadsInUse` says).
+    /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
         let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,

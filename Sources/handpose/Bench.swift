@@ -56,7 +56,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
     var reference: String?
 
-    @Flag(help: "Print a JSON array: model, threads, alone_share (the share of a multi-thread plan's runs that ran on one thread, having found its threads did not pay), isa (the kernels that ran), median_ms, p90_ms, round_p10_ms, round_p90_ms, gflops, and xnnpack_median_ms, xnnpack_round_p10_ms, xnnpack_round_p90_ms, ratio, worst_round_ratio with --reference.")
+    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), median_ms, p90_ms, round_p10_ms, round_p90_ms, gflops, and xnnpack_median_ms, xnnpack_round_p10_ms, xnnpack_round_p90_ms, ratio, worst_round_ratio with --reference.")
     var json = false
 
     func validate() throws {
@@ -89,10 +89,7 @@ struct BenchModels: ParsableCommand {
         for r in rows {
             func f(_ v: Double?, _ fmt: String = "%.2f") -> String { v.map { String(format: fmt, $0) } ?? "-" }
             func spread(_ lo: Double?, _ hi: Double?) -> String { lo.flatMap { l in hi.map { String(format: "%.2f-%.2f", l, $0) } } ?? "-" }
-            // A plan that found its threads did not pay ran some or all of its runs on one (ThreadChoice).
-            let alone = Int(((r.aloneShare ?? 0) * 100).rounded())
-            let threads = alone == 0 ? "\(r.threads)" : alone == 100 ? "\(r.threads) (1 used)" : "\(r.threads) (1 in \(alone)%)"
-            table.append([r.model, threads, r.isa, f(r.medianMs), spread(r.roundP10Ms, r.roundP90Ms), f(r.gflops, "%.1f"),
+            table.append([r.model, "\(r.threads)", r.isa, f(r.medianMs), spread(r.roundP10Ms, r.roundP90Ms), f(r.gflops, "%.1f"),
                           f(r.arenaMib), f(r.xnnpackMedianMs), spread(r.xnnpackRoundP10Ms, r.xnnpackRoundP90Ms), f(r.ratio), f(r.worstRoundRatio)])
         }
         print(Table.render(table))

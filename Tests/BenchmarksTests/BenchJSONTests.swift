@@ -9,14 +9,13 @@ final class BenchJSONTests: XCTestCase {
     }
 
     func testAModelRowHasSnakeCaseKeys() throws {
-        let row = BenchJSON.ModelRow(model: "hand_landmark_full", threads: 2, aloneShare: 0.25, isa: "avx2", medianMs: 4.5, p90Ms: 5.25, gflops: 12.5,
+        let row = BenchJSON.ModelRow(model: "hand_landmark_full", threads: 2, isa: "avx2", medianMs: 4.5, p90Ms: 5.25, gflops: 12.5,
                                      arenaMib: 2.0, xnnpackMedianMs: 9, xnnpackP90Ms: 10, ratio: 0.5)
         let o = try object(try BenchJSON.text(row))
-        XCTAssertEqual(Set(o.keys), ["model", "threads", "alone_share", "isa", "median_ms", "p90_ms", "gflops", "arena_mib", "xnnpack_median_ms",
+        XCTAssertEqual(Set(o.keys), ["model", "threads", "isa", "median_ms", "p90_ms", "gflops", "arena_mib", "xnnpack_median_ms",
                                      "xnnpack_p90_ms", "ratio"])
         XCTAssertEqual(o["model"] as? String, "hand_landmark_full")
         XCTAssertEqual(o["threads"] as? Int, 2)
-        XCTAssertEqual(o["alone_share"] as? Double, 0.25)
         XCTAssertEqual(o["median_ms"] as? Double, 4.5)
         XCTAssertEqual(o["p90_ms"] as? Double, 5.25)
         XCTAssertEqual(o["ratio"] as? Double, 0.5)

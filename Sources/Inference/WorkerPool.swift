@@ -78,7 +78,7 @@ final class WorkerPool: @unchecked Sendable {
         condition.lock(); condition.broadcast(); condition.unlock()
     }
 
-    /// Says the model run is over: until the next `run`, workers wait only `idlePolls` before they sleep, so
+    /// Says the model run is over: until the next `run` or `wake`, workers wait only `idlePolls` before they sleep, so
     /// they leave the cores to the caller's work between runs (a frame's crops, decoding, tracking).
     func park() { parked.store(true, ordering: .relaxed) }
 

@@ -24,8 +24,8 @@ final class WorkerPoolTests: XCTestCase {
         // caller takes their parts rather than wait (on any machine, the first run's workers are still starting).
         XCTAssertGreaterThan(byCaller.withLock { $0 }, 0, "the caller ran no part but its own")
 
-        // One part far slower than the spin and the yields: `run` must reach its sleeping steps and
-        // still see that part finish before it returns.
+        // One part far slower than the spin and the yields: when a worker has claimed it, `run` reaches its
+        // sleeping steps and must still see that part finish before it returns.
         let finished = Atomic<Int>(0)
         for slow in [0, 3] {
             finished.store(0, ordering: .relaxed)

@@ -3,7 +3,11 @@ import Kernels
 /// `DepthwiseConv2D` run: blocks of eight channels (sixteen, and pairs of sixteen, with AVX-512); four
 /// output pixels share each weight load in the interior and, at stride 1 with 3x3 and 5x5 windows, at
 /// the borders too, reading zeros outside the input; other border pixels go one at a time, skipping taps
-/// that fall outside the input.
+/// that fall outside the input. Channels past the last multiple of eight (face_detection_short_range's
+/// 28, 36 and 42) go as one more block of eight that ends at the last channel and so repeats some already
+/// done: each channel's sum is its own lane's, formed in the same order, so the repeated ones are written
+/// again with the same value, and no load or store leaves the range. Only a range narrower than eight
+/// channels goes channel by channel.
 enum DepthwiseKernel {
     /// Output rows `rows`, channels `channels` (from a multiple of 16); `x` starts at input row
     /// `inputFirstRow`, `y` at output row `outputFirstRow`.
@@ -12,6 +16,8 @@ enum DepthwiseKernel {
         let input = conv.input, output = conv.output, window = conv.window, activation = conv.activation
         let bounds = activation.bounds, lo = Float8(repeating: bounds.lo), hi = Float8(repeating: bounds.hi)
         let c = input.c, chLo = channels.lowerBound, vecC = chLo + ((channels.upperBound - chLo) & ~7)
+        // The block of eight that ends at the range's last channel, when channels remain past `vecC`.
+        let tail = vecC < channels.upperBound && vecC > chLo ? channels.upperBound &- 8 : -1
         let w = UnsafePointer(conv.weights.pointer), b = UnsafePointer(conv.bias.pointer)
         let (kh, kw, sh, sw, dh, dw) = (window.kh, window.kw, window.sh, window.sw, window.dh, window.dw)
         let (inH, inW, outW) = (input.h, input.w, output.w)
@@ -27,7 +33,7 @@ enum DepthwiseKernel {
             let outRow = y + rowOffset
             // Rows as `x` holds them: only rows kyLo..<kyHi of the window are read, all of them in `x`.
             let heldIy0 = iy0 &- inputFirstRow
-            let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, chLo: chLo, vecC: vecC, inW: inW, sw: sw, dh: dh,
+            let row = RowKernel(x: x, w: w, b: b, outRow: outRow, c: c, chLo: chLo, vecC: vecC, tail: tail, inW: inW, sw: sw, dh: dh,
                                 tapStep: tapStep, padLeft: window.padLeft, iy0: heldIy0, kyLo: kyLo, kyHi: kyHi,
                                 lo: lo, hi: hi, bounds: bounds)
             if sw == 1 && dw == 1 && (kw == 3 || kw == 5) {
@@ -76,8 +82,8 @@ enum DepthwiseKernel {
                 }
                 for ox in end..<oxEnd { row.pixel(ox, taps: 0..<kw, kw: kw) }
             }
-            var ch = vecC
-            // Channels past the last multiple of eight.
+            // A range narrower than eight channels: one channel at a time.
+            var ch = tail < 0 ? vecC : channels.upperBound
             while ch < channels.upperBound {
                 for ox in 0..<outW {
                     let ix0 = ox * sw - window.padLeft
@@ -85,7 +91,7 @@ enum DepthwiseKernel {
                     var acc = b[ch]
                     for ky in kyLo..<kyHi {
                         for kx in kxLo..<kxHi {
-                            acc += x[((heldIy0 + ky * dh) * inW + ix0 + kx * dw) * c + ch] * w[(ky * kw + kx) * c + ch]
+                            acc = fma1(acc, x[((heldIy0 + ky * dh) * inW + ix0 + kx * dw) * c + ch], w[(ky * kw + kx) * c + ch])
                         }
                     }
                     outRow[ox * c + ch] = activation.apply(acc)
@@ -114,8 +120,8 @@ enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool {
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
-    /// Channels `chLo..<vecC` go in vectors.
-    let c: Int, chLo: Int, vecC: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
+    /// Channels `chLo..<vecC` go in vectors, and `tail..<tail + 8` (repeating some of them) when `tail` is not -1.
+    let c: Int, chLo: Int, vecC: Int, tail: Int, inW: Int, sw: Int, dh: Int, tapStep: Int, padLeft: Int
     /// The window's first input row, counted from the row `x` starts at (negative in the top padding);
     /// rows `kyLo..<kyHi` of the window are the ones inside the input.
     let iy0: Int, kyLo: Int, kyHi: Int
@@ -154,6 +160,9 @@ private struct RowKernel {
             while ch < vecC {
                 windowBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
                 ch &+= 8
+            }
+            if tail >= 0 && !sliding {
+                windowBlocks(Lanes8.self, ch: tail, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
             }
             ox &+= 4
         }
@@ -220,6 +229,7 @@ private struct RowKernel {
             slideBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 8
         }
+        if tail >= 0 { slideBlocks(Lanes8.self, ch: tail, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped) }
     }
 
     /// A border group of `slide` (count 1-4), kw 3 or 5.
@@ -325,7 +335,7 @@ private struct RowKernel {
             store8(clamp8(a3, lo, hi), o + (ch &+ 24))
             ch &+= 32
         }
-        while ch < vecC {
+        @inline(__always) func block8(_ ch: Int) {
             var acc = load8(b + ch)
             for ky in kyLo..<kyHi {
                 let inRow: Int = inBase &+ ky &* dh &* inW &* c &+ ch, wRow: Int = ky &* kw &* c &+ ch
@@ -334,7 +344,11 @@ private struct RowKernel {
                 }
             }
             store8(clamp8(acc, lo, hi), o + ch)
+        }
+        while ch < vecC {
+            block8(ch)
             ch &+= 8
         }
+        if tail >= 0 { block8(tail) }
     }
 }

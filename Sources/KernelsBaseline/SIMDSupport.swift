@@ -15,6 +15,16 @@ func fma8(_ acc: Float8, _ a: Float8, _ b: Float8) -> Float8 {
     #endif
 }
 
+/// One lane of `fma8`, the same sum: a channel gets the same value whether a vector or a scalar loop forms it.
+@inline(__always)
+func fma1(_ acc: Float, _ a: Float, _ b: Float) -> Float {
+    #if HANDPOSE_FMA
+    return acc.addingProduct(a, b)
+    #else
+    return acc + a * b
+    #endif
+}
+
 #if HANDPOSE_AVX512
 @inline(__always)
 func fma16(_ acc: SIMD16<Float>, _ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {

@@ -305,6 +305,11 @@ final class KernelTests: XCTestCase {
             (HWC(5, 16, 56), 5, 1, .same), (HWC(4, 13, 56), 3, 1, .same),
             // A border group of three with a pair of 16-channel blocks and eight channels.
             (HWC(3, 7, 40), 5, 1, .same),
+            // Channels past a multiple of eight, as face_detection_short_range has them: the last block of
+            // eight repeats some channels (split by sixteens below: a part of 12 does the same, one of 4, 10
+            // or 2 goes channel by channel, the same bit for bit).
+            (HWC(9, 10, 28), 3, 2, .same), (HWC(6, 9, 36), 3, 1, .same), (HWC(7, 6, 42), 3, 2, .same),
+            (HWC(5, 11, 26), 5, 1, .same), (HWC(4, 9, 11), 5, 2, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {

@@ -112,7 +112,7 @@ enum Whole5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { 
 enum Border3: SlideWindow { static var kw: Int { 3 }; static var clipped: Bool { true } }
 enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { true } }
 
-/// One output row of channels `chLo..<vecC`. Interior pixels go four at a time, sharing each
+/// One output row of channels `chLo..<vecC` and, when `tail` is not -1, `tail..<tail + 8`. Interior pixels go four at a time, sharing each
 /// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
 /// all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`); other border pixels
 /// and leftovers go one at a time (`pixel`), four channel blocks at once for independent accumulators.
@@ -200,8 +200,8 @@ private struct RowKernel {
         if pair { put(L.self, e, o + (ch &+ L.width), count: 4) }
     }
 
-    /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC`: the
-    /// four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and every one
+    /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC` and the
+    /// tail block: the four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and every one
     /// serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
     /// `clipped` (border groups), columns outside the input read as zero: adding 0 x w leaves a sum as it
     /// is, so the results are those of `pixel` with clipped taps. Pixels past `count` are computed and not

@@ -144,13 +144,11 @@ extension Activation {
         return clamp8(v, Float8(repeating: b.lo), Float8(repeating: b.hi))
     }
 
+    /// One lane of `apply(_: Float8)`, the same clamp: -0 stays -0 (`max(-0, 0)` would give +0) and NaN stays NaN,
+    /// so a value is the same whether a vector or a scalar tail forms it.
     @inline(__always)
     func apply(_ v: Float) -> Float {
-        switch self {
-        case .none, .tanh: return v
-        case .relu: return max(v, 0)
-        case .relu6: return min(max(v, 0), 6)
-        case .reluN1To1: return min(max(v, -1), 1)
-        }
+        let b = bounds
+        return v < b.lo ? b.lo : (v > b.hi ? b.hi : v)
     }
 }

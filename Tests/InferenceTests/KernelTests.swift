@@ -306,10 +306,10 @@ final class KernelTests: XCTestCase {
             // A border group of three with a pair of 16-channel blocks and eight channels.
             (HWC(3, 7, 40), 5, 1, .same),
             // Channels past a multiple of eight, as face_detection_short_range has them: the last block of
-            // eight repeats some channels (split by sixteens below: a part of 12 does the same, one of 4, 10
-            // or 2 goes channel by channel, the same bit for bit).
+            // eight repeats some channels. Split by sixteens below, a part of 12, 10 or 11 does the same, and
+            // a part of 4 or 2 goes channel by channel, the same bit for bit.
             (HWC(9, 10, 28), 3, 2, .same), (HWC(6, 9, 36), 3, 1, .same), (HWC(7, 6, 42), 3, 2, .same),
-            (HWC(5, 11, 26), 5, 1, .same), (HWC(4, 9, 11), 5, 2, .same),
+            (HWC(5, 11, 26), 5, 1, .same), (HWC(4, 9, 11), 5, 2, .same), (HWC(6, 12, 34), 3, 2, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {
@@ -485,27 +485,31 @@ final class KernelTests: XCTestCase {
         }
     }
 
-    /// Activations are clamps in every kernel: -0 stays -0, NaN stays NaN, infinities are clamped, as the
-    /// branching form TFLite's reference kernels follow left them.
+    /// Activations are clamps in every kernel, vector lanes and scalar tails alike: -0 stays -0, NaN stays NaN,
+    /// infinities are clamped, as the branching form TFLite's reference kernels follow left them.
     func testActivationsAtTheEdges() {
         let x: [Float] = [-0.0, .infinity, -.infinity, .nan, 7, -2, 0.5, -0.5]
-        let zero = [Float](repeating: -0.0, count: x.count)  // x + (-0) is x, -0 included
         let expected: [Activation: [Float]] = [
             .none: x, .relu: [-0.0, .infinity, 0, .nan, 7, 0, 0.5, 0], .relu6: [-0.0, 6, 0, .nan, 6, 0, 0.5, 0],
             .reluN1To1: [-0.0, 1, -1, .nan, 1, -1, 0.5, -0.5],
         ]
         for kernels in Self.variants {
             for (activation, want) in expected {
-                var y = [Float](repeating: 1, count: x.count)
-                x.withUnsafeBufferPointer { xp in zero.withUnsafeBufferPointer { zp in y.withUnsafeMutableBufferPointer { yp in
-                    kernels.add(xp.baseAddress!, zp.baseAddress!, yp.baseAddress!, range: 0..<x.count, activation: activation)
+                // Eight values in a vector, then the eight again in parts under eight (scalar tails).
+                let xs = x + x, zero = [Float](repeating: -0.0, count: xs.count)  // x + (-0) is x, -0 included
+                var y = [Float](repeating: 1, count: xs.count)
+                xs.withUnsafeBufferPointer { xp in zero.withUnsafeBufferPointer { zp in y.withUnsafeMutableBufferPointer { yp in
+                    for range in [0..<8, 8..<15, 15..<16] {
+                        kernels.add(xp.baseAddress!, zp.baseAddress!, yp.baseAddress!, range: range, activation: activation)
+                    }
                 } } }
-                for (got, w) in zip(y, want) {
+                for (got, w) in zip(y, want + want) {
                     XCTAssertTrue(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN), "\(TestedKernels.label(kernels)) \(activation): \(y) != \(want)")
                 }
                 // The same through the GEMM's epilogue (twelve rows: the AVX-512 tile) and a depthwise layer's
-                // (32 channels: a pair of 16-wide blocks), each value times 1 plus a bias of -0.
-                let rows = 12, cols = 32
+                // (36 channels: a pair of 16-wide blocks and the block of eight ending at the last channel; and
+                // split in sixteens, its last four channels one at a time), each value times 1 plus a bias of -0.
+                let rows = 12, cols = 36
                 let a = (0..<rows).map { x[$0 % x.count] }
                 let packed = PackedWeights(k: 1, n: cols, bias: [Float](repeating: -0.0, count: cols)) { _, _ in 1 }
                 var c = [Float](repeating: 1, count: rows * cols)
@@ -519,10 +523,19 @@ final class KernelTests: XCTestCase {
                                          activation: activation)
                 let pixels = (0..<rows * cols).map { x[($0 / cols) % x.count] }
                 var d = [Float](repeating: 1, count: rows * cols)
-                pixels.withUnsafeBufferPointer { xp in d.withUnsafeMutableBufferPointer { yp in
-                    kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<1)
-                } }
-                for (name, out) in [("gemm", c), ("depthwise", d)] {
+                var split = [Float](repeating: 1, count: rows * cols)
+                pixels.withUnsafeBufferPointer { xp in
+                    d.withUnsafeMutableBufferPointer { yp in
+                        kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: 0..<1)
+                    }
+                    split.withUnsafeMutableBufferPointer { yp in
+                        for lower in stride(from: 0, to: cols, by: 16) {
+                            kernels.depthwise(dw, input: xp.baseAddress!, inputFirstRow: 0, output: yp.baseAddress!, outputFirstRow: 0,
+                                              rows: 0..<1, channels: lower..<min(cols, lower + 16))
+                        }
+                    }
+                }
+                for (name, out) in [("gemm", c), ("depthwise", d), ("depthwise split in sixteens", split)] {
                     let wrong = out.indices.filter { j in
                         let got = out[j], w = want[(j / cols) % x.count]
                         return !(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN))

@@ -24,9 +24,10 @@ public enum DataMovement {
         for i in 0..<count { y[i] = 1 / (1 + expf(-x[i])) }
     }
 
-    /// `max(0, x)`.
+    /// `x < 0 ? 0 : x`, as TFLite's reference RELU and the kernels' fused clamp: -0 and NaN stay as they are
+    /// (`max(0, x)` turned NaN into 0).
     public static func relu(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { y[i] = max(0, x[i]) }
+        for i in 0..<count { let v = x[i]; y[i] = v < 0 ? 0 : v }
     }
 
     /// The values of `x` (shape `slice.sizes`) that `slice` picks, in row-major order.

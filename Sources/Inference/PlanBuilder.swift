@@ -151,7 +151,8 @@ struct PlanBuilder {
 
     /// `ops` with each RELU whose input nothing else reads, made by an ADD or CONV_2D without an
     /// activation, turned into that operator's fused activation (the face detector's residual blocks end
-    /// in ADD then RELU). max(0, x) of the same value: outputs are unchanged.
+    /// in ADD then RELU). The fused clamp and `DataMovement.relu` are the same clamp: outputs are unchanged,
+    /// -0 and NaN included.
     static func foldingRelu(_ ops: [Operator], graphOutputs: [Int]) -> [Operator] {
         var readers: [Int: Int] = [:]
         for op in ops { for t in op.inputs where t >= 0 { readers[t, default: 0] += 1 } }

@@ -28,7 +28,9 @@ enum Pooling {
                 while ch < c {
                     var m = -Float.greatestFiniteMagnitude
                     for ky in kyLo..<kyHi {
-                        for kx in kxLo..<kxHi { m = Swift.max(m, x[((iy0 + ky) * shape.w + ix0 + kx) * c + ch]) }
+                        // As `max8` and TFLite's std::max: a later value wins only when greater, so of -0 and +0
+                        // (equal) the first stays, in a vector lane and here alike.
+                        for kx in kxLo..<kxHi { let v = x[((iy0 + ky) * shape.w + ix0 + kx) * c + ch]; if v > m { m = v } }
                     }
                     out[ch] = activation.apply(m)
                     ch += 1

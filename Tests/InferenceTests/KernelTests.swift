@@ -386,6 +386,22 @@ final class KernelTests: XCTestCase {
         XCTAssertEqual(Window(input: HWC(7, 7, 1), kh: 3, kw: 3, sh: 2, sw: 2, padding: .valid).outW, 3)
     }
 
+    /// Max pooling keeps the first of equal values (-0 before +0) in vector lanes and the scalar tail alike, as
+    /// TFLite's std::max does.
+    func testPoolingTiesMatchTheVectors() {
+        // One 2x2 window over 11 channels (eight in a vector, three in the tail): -0, then +0, then -1 twice.
+        let s = HWC(2, 2, 11)
+        let pixels: [Float] = [-0.0, 0.0, -1, -1].flatMap { [Float](repeating: $0, count: s.c) }
+        let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .valid)
+        for kernels in Self.variants {
+            var out = [Float](repeating: 1, count: s.c)
+            pixels.withUnsafeBufferPointer { xp in out.withUnsafeMutableBufferPointer { yp in
+                kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<1)
+            } }
+            XCTAssertEqual(out.map(\.bitPattern), [UInt32](repeating: (-0.0 as Float).bitPattern, count: s.c), "\(TestedKernels.label(kernels)) max pool tie: \(out)")
+        }
+    }
+
     func testMaxPoolAndMean() {
         var rng = SeededRandom(14)
         let s = HWC(6, 5, 11)
@@ -504,7 +520,7 @@ final class KernelTests: XCTestCase {
                     }
                 } } }
                 for (got, w) in zip(y, want + want) {
-                    XCTAssertTrue(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN), "\(TestedKernels.label(kernels)) \(activation): \(y) != \(want)")
+                    XCTAssertTrue(got.bitPattern == w.bitPattern || (got.isNaN && w.isNaN), "\(TestedKernels.label(kernels)) \(activation): \(y) != \(want + want)")
                 }
                 // The same through the GEMM's epilogue (twelve rows: the AVX-512 tile) and a depthwise layer's
                 // (36 channels: a pair of 16-wide blocks and the block of eight ending at the last channel; and

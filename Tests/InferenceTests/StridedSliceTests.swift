@@ -18,10 +18,15 @@ final class StridedSliceTests: XCTestCase {
         XCTAssertEqual(y, [16, 19, 26, 29])
     }
 
+    /// The standalone RELU (a step where it cannot be folded into the operator before it) is the fused
+    /// activation's clamp: -0 and NaN stay as they are, as in TFLite's reference kernel.
     func testReluClampsNegativesOnly() {
-        let x: [Float] = [-2, -0.0, 0, 3.5, -.infinity]
+        let x: [Float] = [-2, -0.0, 0, 3.5, -.infinity, .nan, .infinity]
         var y = [Float](repeating: 9, count: x.count)
         x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { DataMovement.relu(xp.baseAddress!, $0.baseAddress!, count: x.count) } }
-        XCTAssertEqual(y, [0, 0, 0, 3.5, 0])
+        XCTAssertEqual(y.prefix(5), [0, 0, 0, 3.5, 0])
+        XCTAssertEqual(y[1].sign, .minus, "-0 stays -0")
+        XCTAssertTrue(y[5].isNaN, "NaN stays NaN")
+        XCTAssertEqual(y[6], .infinity)
     }
 }

@@ -201,11 +201,13 @@ private struct RowKernel {
     }
 
     /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC` and the
-    /// tail block: the four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and every one
-    /// serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
+    /// tail block: the four pixels' windows overlap, so each kernel row loads its kw + 3 input vectors once and
+    /// every one serves up to four pixels (9 loads a row instead of 15 for 3x3, 13 instead of 25 for 5x5). With
     /// `clipped` (border groups), columns outside the input read as zero: adding 0 x w leaves a sum as it
-    /// is, so the results are those of `pixel` with clipped taps. Pixels past `count` are computed and not
-    /// stored. The sums are formed in the order `pixel` forms them, so the results are the same to the bit.
+    /// is, so the results are those of `pixel` with clipped taps (but for a sum that is exactly -0 there,
+    /// which the +0 product makes +0: only all-zero products and a bias of -0 give one). Pixels past `count`
+    /// are computed and not stored. The sums are formed in the order `pixel` forms them, so the results are
+    /// the same to the bit.
     /// With AVX-512, two blocks of sixteen channels at once (eight accumulators: four would leave the FMA
     /// units waiting on the latency), then one, then eight. The window is a type, so that each of the four
     /// kinds compiles on its own: with the width and the border flag as run-time values (the compiler keeps

@@ -112,10 +112,11 @@ enum Whole5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { 
 enum Border3: SlideWindow { static var kw: Int { 3 }; static var clipped: Bool { true } }
 enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool { true } }
 
-/// One output row of channels `chLo..<vecC` and, when `tail` is not -1, `tail..<tail + 8`. Interior pixels go four at a time, sharing each
-/// weight load (pixel groups outside, channel blocks inside, so the cache lines of one pixel serve
-/// all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`); other border pixels
-/// and leftovers go one at a time (`pixel`), four channel blocks at once for independent accumulators.
+/// One output row of channels `chLo..<vecC` and, when `tail` is not -1, `tail..<tail + 8`. Interior pixels
+/// go four at a time, sharing each weight load (pixel groups outside, channel blocks inside, so the cache
+/// lines of one pixel serve all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`);
+/// other border pixels and leftovers go one at a time (`pixel`), four channel blocks at once for
+/// independent accumulators.
 /// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain), then eight.
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>

@@ -14,7 +14,8 @@ committed output is what the compiler sees; MicroKernelTests runs `--check`, so 
 Strategies:
 - gemm (broadcast): rows x columns of C = A * W. Each step of k loads columns/lanes weight vectors and
   broadcasts one A value per row against them; the accumulators start at the bias. Rows past `rowCount`
-  repeat the last valid row and are not stored.
+  repeat the last valid row and are not stored. A tile of 32 columns spans two 16-column panels, the
+  second of which must exist (`gemmTile` refuses it otherwise).
 - direct (broadcast): `pixels` output pixels of one row of a convolution with few input channels, read
   in place: every tap (ky, kx, ci) broadcasts one input value per pixel against the tap's weight
   vectors. The sums are formed in the packed weights' k order, as the gemm tiles form them over
@@ -45,6 +46,7 @@ GEMM = [
     ("gemm6x8", 6, 8, 8, False, "never", None),
     ("gemm2x16", 2, 16, 8, False, "never", None),
     ("gemm12x16", 12, 16, 16, True, "always", AVX512),
+    ("gemm6x32", 6, 32, 16, True, "always", AVX512),
 ]
 # name, pixels (every build has them)
 DOT = [("dot8", 8)]
@@ -89,15 +91,23 @@ def store_panel(halves, row, col, width, out):
 
 def gemm(name, rows, columns, lanes, prefetch, inline, _):
     vectors = columns // lanes
+    panels = (columns + 15) // 16
     acc = lambda r, v: f"c{r}_{v}"
+    def weight_at(v):
+        """Where vector v's weights lie in a step: its panel's stride (pk floats) and its offset in the panel."""
+        panel, offset = divmod(v * lanes, 16)
+        if panel == 0:
+            return f"wp + {offset}"
+        stride = "pk" if panel == 1 else f"{panel} &* pk"
+        return f"wp + {stride}" if offset == 0 else f"wp + ({stride} &+ {offset})"
     out = []
     w = out.append
     w(f"    /// {rows} rows x {columns} columns, {lanes}-wide vectors: {rows * vectors} accumulators, {vectors} weight load{'s' if vectors > 1 else ''} and")
-    w(f"    /// {rows} broadcasts a step{'; the next panel fetched a line a step' if prefetch else ''}.")
+    w(f"    /// {rows} broadcasts a step{'; the next panel fetched a line a step' if prefetch and panels == 1 else '; the next two panels fetched a line each a step' if prefetch else ''}.")
     w("    @inline(__always)" if inline == "always" else "    @inline(never)")
     w(f"    static func {name}(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights, panel: Int,")
     w(f"                       next: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {{")
-    w(f"        let k = w.k, col = panel &* 16, last = rowCount &- 1")
+    w(f"        let k = w.k, col = panel &* 16, last = rowCount &- 1" + (", pk = k &* 16" if panels > 1 else ""))
     if rows > 1:
         w("        let " + ", ".join(f"o{r} = smaller({r}, last) &* lda" for r in range(1, rows)))
     w("        let " + ", ".join(f"b{v} = {load(lanes)}(w.bias.pointer + (col &+ {v * lanes}))" for v in range(vectors)))
@@ -107,9 +117,11 @@ def gemm(name, rows, columns, lanes, prefetch, inline, _):
     if prefetch:
         w("        var ahead = next")
     w("        for _ in 0..<k {")
-    w("            let " + ", ".join(f"w{v} = {load(lanes)}(wp + {v * lanes})" for v in range(vectors)))
+    w("            let " + ", ".join(f"w{v} = {load(lanes)}({weight_at(v)})" for v in range(vectors)))
     if prefetch:
         w("            handpose_prefetch(ahead)")
+        for pn in range(1, panels):
+            w(f"            handpose_prefetch(ahead + {'pk' if pn == 1 else f'{pn} &* pk'})")
         w("            ahead += 16")
     for r in range(rows):
         index = "0" if r == 0 else f"o{r}"
@@ -119,24 +131,38 @@ def gemm(name, rows, columns, lanes, prefetch, inline, _):
     w("            ap += 1")
     w("        }")
     w(f"        let width = smaller({columns}, w.n &- col)")
-    # 8-wide halves of each row's accumulators
-    def row_halves(r):
+    # 8-wide halves of each row's accumulators, by 16-column panel
+    def panel_halves(r):
         hs = []
         for v in range(vectors):
             hs += halves8(acc(r, v), lanes)
-        return hs
-    full_kind = "full" if columns == 16 else "eight"
+        return [hs[j:j + 2] for j in range(0, len(hs), 2)]
+    full_kind = "full" if columns >= 16 else "eight"
     w(f"        if width == {columns} && rowCount == {rows} {{")
     for r in range(rows):
         if lanes == 16:
-            w(f"            store16(epilogue.apply({acc(r, 0)}, row: row &+ {r}, column: col, ldc: ldc), c + ((row &+ {r}) &* ldc &+ col))")
+            for v in range(vectors):
+                column = "col" if v == 0 else f"col &+ {v * 16}"
+                w(f"            store16(epilogue.apply({acc(r, v)}, row: row &+ {r}, column: {column}, ldc: ldc), c + ((row &+ {r}) &* ldc &+ {column}))")
         else:
-            w("            " + store_panel(row_halves(r), f"row &+ {r}", "col", "width", "c")[full_kind])
+            w("            " + store_panel(panel_halves(r)[0], f"row &+ {r}", "col", "width", "c")[full_kind])
     w("            return")
     w("        }")
-    for r in range(rows):
-        s = store_panel(row_halves(r), f"row &+ {r}", "col", "width", "c")["partial"]
-        w(f"        {s}" if r == 0 else f"        if rowCount > {r} {{ {s} }}")
+    for pn in range(panels):
+        column = "col" if pn == 0 else f"col &+ {pn * 16}"
+        width = "width" if panels == 1 else ("smaller(width, 16)" if pn == 0 else f"width &- {pn * 16}")
+        stores = []
+        for r in range(rows):
+            st = store_panel(panel_halves(r)[pn], f"row &+ {r}", column, width, "c")["partial"]
+            stores.append(st if r == 0 else f"if rowCount > {r} {{ {st} }}")
+        if pn == 0:
+            for st in stores:
+                w(f"        {st}")
+        else:
+            w(f"        if width > {pn * 16} {{")
+            for st in stores:
+                w(f"            {st}")
+            w("        }")
     w("    }")
     return out
 
@@ -310,7 +336,8 @@ def main():
         "    switch name {",
     ]
     for (name, rows, columns, lanes, _, _, cond) in GEMM:
-        case = [f"    case \"{name}\" where rowCount >= 1 && rowCount <= {rows}:",
+        spans = f" && panel &+ {columns // 16} <= w.panels" if columns > 16 else ""
+        case = [f"    case \"{name}\" where rowCount >= 1 && rowCount <= {rows}{spans}:",
                 f"        GemmTiles.{name}(a: a, lda: lda, row: row, rowCount: rowCount, w: w, panel: panel, next: next, c: c, ldc: ldc, epilogue: epilogue)"]
         lines += ([f"    #if {cond}"] + case + ["    #endif"]) if cond else case
     lines += ["    default: return false", "    }", "    return true", "}", ""]

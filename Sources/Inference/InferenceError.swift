@@ -12,6 +12,8 @@ public enum InferenceError: Error, Equatable, CustomStringConvertible {
     case inputSize(expected: Int, got: Int)
     /// `HANDPOSE_MAX_ISA` (or another cap) names no instruction set.
     case unknownISA(variable: String, value: String)
+    /// The environment names a matrix-product tiling handpose does not have.
+    case unknownGemmTiling(variable: String, value: String)
     /// Kernels asked for by name that this binary or CPU cannot run.
     case isaNotRunnable(isa: String, runnable: [String])
 
@@ -27,6 +29,8 @@ public enum InferenceError: Error, Equatable, CustomStringConvertible {
         case .inputSize(let e, let g): return "input has \(g) values; the model takes \(e)."
         case .unknownISA(let v, let value):
             return "\(v)=\(value) is not an instruction set handpose knows; use one of \(ISA.allCases.map(\.rawValue).joined(separator: ", "))."
+        case .unknownGemmTiling(let v, let value):
+            return "\(v)=\(value) is not a matrix-product tiling handpose has; use one of \(GemmTiling.allCases.map(\.rawValue).joined(separator: ", "))."
         case .isaNotRunnable(let isa, let runnable):
             return "\(isa) kernels cannot run here; this binary and CPU run \(runnable.joined(separator: ", "))."
         }

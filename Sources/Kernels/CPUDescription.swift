@@ -12,6 +12,20 @@ public struct CPUDescription: Sendable, Equatable {
     /// x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512), with the operating system's support.
     public let x86_64v3: Bool, x86_64v4: Bool
 
+    public init(vendor: String, brand: String, family: Int, model: Int, stepping: Int, l1dKiB: Int, l2KiB: Int, l3KiB: Int,
+                x86_64v3: Bool, x86_64v4: Bool) {
+        self.vendor = vendor
+        self.brand = brand
+        self.family = family
+        self.model = model
+        self.stepping = stepping
+        self.l1dKiB = l1dKiB
+        self.l2KiB = l2KiB
+        self.l3KiB = l3KiB
+        self.x86_64v3 = x86_64v3
+        self.x86_64v4 = x86_64v4
+    }
+
     public static let host: CPUDescription = {
         var id = handpose_read_cpu_identity()
         let levels = handpose_read_cpu_levels()

@@ -32,6 +32,8 @@ public enum ISA: String, CaseIterable, Comparable, Sendable {
 /// layer and thread part.
 public protocol KernelSet: Sendable {
     var isa: ISA { get }
+    /// How `gemm` tiles a product; nil where the variant has one way (baseline, AVX2).
+    var gemmTiling: GemmTiling? { get }
     /// Rows `rows` of `C = A * W` with the epilogue, the columns of weight panels `panels` (16 columns a
     /// panel). `A` rows are `lda` floats apart, `C` rows `ldc`; the epilogue's residual has the layout of `C`.
     func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, panels: Range<Int>, weights: PackedWeights,

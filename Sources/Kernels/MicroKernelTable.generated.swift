@@ -25,6 +25,7 @@ extension MicroKernel {
             MicroKernel(name: "gemm6x8", strategy: .gemm, rows: 6, columns: 8, lanes: 8),
             MicroKernel(name: "gemm2x16", strategy: .gemm, rows: 2, columns: 16, lanes: 8),
             MicroKernel(name: "gemm12x16", strategy: .gemm, rows: 12, columns: 16, lanes: 16),
+            MicroKernel(name: "gemm6x32", strategy: .gemm, rows: 6, columns: 32, lanes: 16),
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
             MicroKernel(name: "direct8x16", strategy: .direct, rows: 8, columns: 16, lanes: 16),
             MicroKernel(name: "direct4x32", strategy: .direct, rows: 4, columns: 32, lanes: 16),

@@ -7,10 +7,10 @@ import Kernels
 enum ConvKernel {
     @inline(__always)
     static func run(_ conv: Conv2D, input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>, pixels: Range<Int>,
-                    scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue) {
+                    scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue, wide: Bool) {
         let weights = conv.weights, output = conv.output
         if conv.isPointwise {
-            Gemm.run(a: x, lda: conv.input.c, rows: pixels, weights: weights, c: y, ldc: output.c, epilogue: epilogue)
+            Gemm.run(a: x, lda: conv.input.c, rows: pixels, weights: weights, c: y, ldc: output.c, epilogue: epilogue, wide: wide)
             return
         }
         if let taps = conv.taps {
@@ -31,7 +31,7 @@ enum ConvKernel {
             var e = epilogue
             if let r = epilogue.residual { e.residual = r + start * output.c }
             Gemm.run(a: scratch, lda: k, rows: 0..<(end - start), weights: weights, c: y + start * output.c,
-                     ldc: output.c, epilogue: e)
+                     ldc: output.c, epilogue: e, wide: wide)
             start = end
         }
     }

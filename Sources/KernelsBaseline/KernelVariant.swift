@@ -5,7 +5,22 @@ import Kernels
 /// `KernelVariant` runs only the code of its own build, and `Inference` picks the variant at run time.
 /// The tests also build `KernelsAVX512OnAVX2`: the AVX-512 code for Haswell, whose `isa` says `avx512`.
 public struct KernelVariant: KernelSet {
+    #if HANDPOSE_AVX512
+    /// Whether the tiling is `.wide`, as a word: a one-byte stored property made this module emit value
+    /// witnesses (`__swift_memcpy1_1`) under names every module with such a type shares, which the linker
+    /// keeps once (KernelVariantBuildTests); an `Int`'s are the runtime's own.
+    private let wide: Int
+
+    public var gemmTiling: GemmTiling? { wide != 0 ? .wide : .rows12 }
+
+    /// The kernels with `gemmTiling` (the one suited to this CPU unless given).
+    public init(gemmTiling: GemmTiling = .suited(to: .host)) { wide = gemmTiling == .wide ? 1 : 0 }
+    #else
+    public var gemmTiling: GemmTiling? { nil }
+    private var wide: Int { 0 }
+
     public init() {}
+    #endif
 
     public var isa: ISA {
         #if HANDPOSE_AVX512
@@ -19,12 +34,14 @@ public struct KernelVariant: KernelSet {
 
     public func gemm(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, panels: Range<Int>, weights: PackedWeights,
                      c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: Epilogue) {
-        Gemm.run(a: a, lda: lda, rows: rows, panels: panels, weights: weights, c: c, ldc: ldc, epilogue: epilogue)
+        Gemm.run(a: a, lda: lda, rows: rows, panels: panels, weights: weights, c: c, ldc: ldc, epilogue: epilogue,
+                 wide: wide != 0)
     }
 
     public func conv(_ conv: Conv2D, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, pixels: Range<Int>,
                      scratch: UnsafeMutablePointer<Float>, epilogue: Epilogue) {
-        ConvKernel.run(conv, input: input, output: output, pixels: pixels, scratch: scratch, epilogue: epilogue)
+        ConvKernel.run(conv, input: input, output: output, pixels: pixels, scratch: scratch, epilogue: epilogue,
+                       wide: wide != 0)
     }
 
     public func depthwise(_ conv: DepthwiseConv2D, input: UnsafePointer<Float>, inputFirstRow: Int,

@@ -196,6 +196,70 @@ enum GemmTiles {
         if rowCount > 11 { Tile.store(halves(c11_0).0, halves(c11_0).1, row: row &+ 11, col: col, width: width, c: c, ldc: ldc, epilogue: epilogue) }
     }
     #endif
+
+    #if HANDPOSE_AVX512
+    /// 6 rows x 32 columns, 16-wide vectors: 12 accumulators, 2 weight loads and
+    /// 6 broadcasts a step; the next two panels fetched a line each a step.
+    @inline(__always)
+    static func gemm6x32(a: UnsafePointer<Float>, lda: Int, row: Int, rowCount: Int, w: PackedWeights, panel: Int,
+                       next: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        let k = w.k, col = panel &* 16, last = rowCount &- 1, pk = k &* 16
+        let o1 = smaller(1, last) &* lda, o2 = smaller(2, last) &* lda, o3 = smaller(3, last) &* lda, o4 = smaller(4, last) &* lda, o5 = smaller(5, last) &* lda
+        let b0 = load16(w.bias.pointer + (col &+ 0)), b1 = load16(w.bias.pointer + (col &+ 16))
+        var c0_0 = b0, c0_1 = b1
+        var c1_0 = b0, c1_1 = b1
+        var c2_0 = b0, c2_1 = b1
+        var c3_0 = b0, c3_1 = b1
+        var c4_0 = b0, c4_1 = b1
+        var c5_0 = b0, c5_1 = b1
+        var wp = UnsafePointer(w.data.pointer + panel &* k &* 16), ap = a + row &* lda
+        var ahead = next
+        for _ in 0..<k {
+            let w0 = load16(wp + 0), w1 = load16(wp + pk)
+            handpose_prefetch(ahead)
+            handpose_prefetch(ahead + pk)
+            ahead += 16
+            var v = SIMD16<Float>(repeating: ap[0]); c0_0 = fma16(c0_0, v, w0); c0_1 = fma16(c0_1, v, w1)
+            v = SIMD16<Float>(repeating: ap[o1]); c1_0 = fma16(c1_0, v, w0); c1_1 = fma16(c1_1, v, w1)
+            v = SIMD16<Float>(repeating: ap[o2]); c2_0 = fma16(c2_0, v, w0); c2_1 = fma16(c2_1, v, w1)
+            v = SIMD16<Float>(repeating: ap[o3]); c3_0 = fma16(c3_0, v, w0); c3_1 = fma16(c3_1, v, w1)
+            v = SIMD16<Float>(repeating: ap[o4]); c4_0 = fma16(c4_0, v, w0); c4_1 = fma16(c4_1, v, w1)
+            v = SIMD16<Float>(repeating: ap[o5]); c5_0 = fma16(c5_0, v, w0); c5_1 = fma16(c5_1, v, w1)
+            wp += 16
+            ap += 1
+        }
+        let width = smaller(32, w.n &- col)
+        if width == 32 && rowCount == 6 {
+            store16(epilogue.apply(c0_0, row: row &+ 0, column: col, ldc: ldc), c + ((row &+ 0) &* ldc &+ col))
+            store16(epilogue.apply(c0_1, row: row &+ 0, column: col &+ 16, ldc: ldc), c + ((row &+ 0) &* ldc &+ col &+ 16))
+            store16(epilogue.apply(c1_0, row: row &+ 1, column: col, ldc: ldc), c + ((row &+ 1) &* ldc &+ col))
+            store16(epilogue.apply(c1_1, row: row &+ 1, column: col &+ 16, ldc: ldc), c + ((row &+ 1) &* ldc &+ col &+ 16))
+            store16(epilogue.apply(c2_0, row: row &+ 2, column: col, ldc: ldc), c + ((row &+ 2) &* ldc &+ col))
+            store16(epilogue.apply(c2_1, row: row &+ 2, column: col &+ 16, ldc: ldc), c + ((row &+ 2) &* ldc &+ col &+ 16))
+            store16(epilogue.apply(c3_0, row: row &+ 3, column: col, ldc: ldc), c + ((row &+ 3) &* ldc &+ col))
+            store16(epilogue.apply(c3_1, row: row &+ 3, column: col &+ 16, ldc: ldc), c + ((row &+ 3) &* ldc &+ col &+ 16))
+            store16(epilogue.apply(c4_0, row: row &+ 4, column: col, ldc: ldc), c + ((row &+ 4) &* ldc &+ col))
+            store16(epilogue.apply(c4_1, row: row &+ 4, column: col &+ 16, ldc: ldc), c + ((row &+ 4) &* ldc &+ col &+ 16))
+            store16(epilogue.apply(c5_0, row: row &+ 5, column: col, ldc: ldc), c + ((row &+ 5) &* ldc &+ col))
+            store16(epilogue.apply(c5_1, row: row &+ 5, column: col &+ 16, ldc: ldc), c + ((row &+ 5) &* ldc &+ col &+ 16))
+            return
+        }
+        Tile.store(halves(c0_0).0, halves(c0_0).1, row: row &+ 0, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue)
+        if rowCount > 1 { Tile.store(halves(c1_0).0, halves(c1_0).1, row: row &+ 1, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 2 { Tile.store(halves(c2_0).0, halves(c2_0).1, row: row &+ 2, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 3 { Tile.store(halves(c3_0).0, halves(c3_0).1, row: row &+ 3, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 4 { Tile.store(halves(c4_0).0, halves(c4_0).1, row: row &+ 4, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
+        if rowCount > 5 { Tile.store(halves(c5_0).0, halves(c5_0).1, row: row &+ 5, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
+        if width > 16 {
+            Tile.store(halves(c0_1).0, halves(c0_1).1, row: row &+ 0, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue)
+            if rowCount > 1 { Tile.store(halves(c1_1).0, halves(c1_1).1, row: row &+ 1, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue) }
+            if rowCount > 2 { Tile.store(halves(c2_1).0, halves(c2_1).1, row: row &+ 2, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue) }
+            if rowCount > 3 { Tile.store(halves(c3_1).0, halves(c3_1).1, row: row &+ 3, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue) }
+            if rowCount > 4 { Tile.store(halves(c4_1).0, halves(c4_1).1, row: row &+ 4, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue) }
+            if rowCount > 5 { Tile.store(halves(c5_1).0, halves(c5_1).1, row: row &+ 5, col: col &+ 16, width: width &- 16, c: c, ldc: ldc, epilogue: epilogue) }
+        }
+    }
+    #endif
 }
 
 /// The one-output-channel convolution tiles (`DotConv.run` chooses them).
@@ -605,6 +669,10 @@ func gemmTile(_ name: String, a: UnsafePointer<Float>, lda: Int, row: Int, rowCo
     #if HANDPOSE_AVX512
     case "gemm12x16" where rowCount >= 1 && rowCount <= 12:
         GemmTiles.gemm12x16(a: a, lda: lda, row: row, rowCount: rowCount, w: w, panel: panel, next: next, c: c, ldc: ldc, epilogue: epilogue)
+    #endif
+    #if HANDPOSE_AVX512
+    case "gemm6x32" where rowCount >= 1 && rowCount <= 6 && panel &+ 2 <= w.panels:
+        GemmTiles.gemm6x32(a: a, lda: lda, row: row, rowCount: rowCount, w: w, panel: panel, next: next, c: c, ldc: ldc, epilogue: epilogue)
     #endif
     default: return false
     }

@@ -1,4 +1,5 @@
 import Kernels
+import CPrefetch
 
 /// 8-wide float vectors: one AVX2 register.
 typealias Float8 = SIMD8<Float>
@@ -54,23 +55,17 @@ func store16(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
     }
 }
 
-/// `v` limited to `lo...hi` lane by lane, as `clamp8` (NaN stays NaN), written lane by lane: the optimiser
-/// turns the loop into a compare, a min and a masked move on the whole register, where `replacing(with:where:)`
-/// on 16 lanes went through a vector of mask words split into four quarters (some twenty instructions a clamp,
-/// as many as the products of a 3x3 depthwise tile).
+/// `v` limited to `lo...hi` lane by lane, as `clamp8` (NaN stays NaN, -0 stays -0): vmaxps and vminps
+/// (CPrefetch's vector.h says why not Swift).
 @_transparent
 func clamp16(_ v: SIMD16<Float>, _ lo: Float, _ hi: Float) -> SIMD16<Float> {
-    var r = v
-    for i in 0..<16 { let x = r[i]; r[i] = x < lo ? lo : (x > hi ? hi : x) }
-    return r
+    handpose_clamp16(v, lo, hi)
 }
 
-/// Negative lanes of `v` times the slopes `alpha` (PReLU), lane by lane for the reason `clamp16` is.
+/// Negative lanes of `v` times the slopes `alpha` (PReLU): a compare and a masked multiply.
 @_transparent
 func prelu16(_ v: SIMD16<Float>, _ alpha: SIMD16<Float>) -> SIMD16<Float> {
-    var r = v
-    for i in 0..<16 { let x = r[i]; r[i] = x < 0 ? x * alpha[i] : x }
-    return r
+    handpose_prelu16(v, alpha)
 }
 #endif
 

@@ -84,6 +84,7 @@ struct BenchModels: ParsableCommand {
             return
         }
         print("CPU: \(CPUDescription.host.summary)")
+        if KernelSelection.runnable.contains(.avx512), let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
         var table = [["model", "threads", "kernels", "median ms", "rounds p10-p90", "GFLOP/s", "arena MiB", "XNNPACK ms",
                       "XNNPACK rounds", "ours/XNNPACK", "worst round"]]
         for r in rows {
@@ -112,6 +113,7 @@ struct BenchKernels: ParsableCommand {
             return
         }
         print("CPU: \(CPUDescription.host.summary)")
+        if KernelSelection.runnable.contains(.avx512), let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
         var table = [["kernels", "micro-kernel", "strategy", "GFLOP/s", "peak GFLOP/s", "of peak"]]
         for r in rows {
             table.append([r.isa, r.kernel, r.strategy, String(format: "%.1f", r.gflops), String(format: "%.1f", r.peakGflops),

@@ -55,8 +55,8 @@ struct Extract: ParsableCommand {
 
     func validate() throws {
         do { _ = try OutputFormat.parse(format) } catch { throw ValidationError("\(error)") }
-        // A bad HANDPOSE_MAX_ISA stops the run here, not in every worker, file by file.
-        do { _ = try KernelSelection.best() } catch { throw ValidationError("\(error)") }
+        // A bad HANDPOSE_MAX_ISA or HANDPOSE_GEMM_TILING stops the run here, not in every worker, file by file.
+        do { _ = try KernelSelection.best(); _ = try KernelSelection.gemmTiling() } catch { throw ValidationError("\(error)") }
     }
 
     func run() throws {

@@ -141,11 +141,15 @@ extension Probe {
         let host = CPUDescription.host
         let isa: ISA
         do { isa = try KernelSelection.best() } catch { throw RuntimeFailure("\(error)") }
-        let kernels = (try? KernelSelection.kernels(isa))?.microKernels.map(\.name) ?? []
+        let kernelSet: any KernelSet
+        do { kernelSet = try KernelSelection.kernels(isa) } catch { throw RuntimeFailure("\(error)") }
+        let kernels = kernelSet.microKernels.map(\.name)
+        let tiling = kernelSet.gemmTiling
         let peak = try Bench.measuring { () throws(BenchmarkError) in try KernelTiming().peakGflops(isa) }
         let report = CPUReport(vendor: host.vendor, brand: host.brand, family: host.family, model: host.model, stepping: host.stepping,
                                microarchitecture: host.microarchitecture, l1dKib: host.l1dKiB, l2Kib: host.l2KiB, l3Kib: host.l3KiB,
                                x86_64V3: host.x86_64v3, x86_64V4: host.x86_64v4, kernels: isa.rawValue, microKernels: kernels,
+                               gemmTiling: tiling?.rawValue,
                                peakGflops: (peak * 10).rounded() / 10)
         if json {
             print(try JSONText.pretty(report))
@@ -159,9 +163,18 @@ extension Probe {
             ["x86-64-v3 (AVX2, FMA)", host.x86_64v3 ? "yes" : "no"], ["x86-64-v4 (AVX-512)", host.x86_64v4 ? "yes" : "no"],
             ["kernels", isa.rawValue + (ProcessInfo.processInfo.environment[KernelSelection.capVariable].map { " (\(KernelSelection.capVariable)=\($0))" } ?? "")],
             ["micro-kernels", kernels.joined(separator: ", ")],
+            ["matrix-product tiles", tiling.map { tilingLine($0) } ?? "6x16 (one tiling in \(isa.rawValue))"],
             ["multiply-add peak, one core", String(format: "%.1f GFLOP/s (measured)", peak)],
         ]))
     }
+}
+
+/// The tiling and why: set by the environment or suited to the CPU.
+func tilingLine(_ tiling: GemmTiling) -> String {
+    if let set = ProcessInfo.processInfo.environment[KernelSelection.tilingVariable], !set.isEmpty {
+        return "\(tiling.rawValue) (\(KernelSelection.tilingVariable)=\(set))"
+    }
+    return "\(tiling.rawValue) (suited to \(CPUDescription.host.microarchitecture ?? "this CPU"))"
 }
 
 /// `probe --cpu --json`.
@@ -174,5 +187,7 @@ struct CPUReport: Encodable {
     var x86_64V3: Bool, x86_64V4: Bool
     var kernels: String
     var microKernels: [String]
+    /// The AVX-512 matrix-product tiling (`12x16` or `6x32`); null for the other kernels.
+    var gemmTiling: String?
     var peakGflops: Double
 }

@@ -34,6 +34,7 @@ final class MicroKernelTests: XCTestCase {
             default: XCTAssertEqual(Set(names.filter { $0.hasPrefix("direct") }), ["direct8x8", "direct8x16", "direct4x24", "direct4x32"], label)
             }
             XCTAssertEqual(names.contains("gemm12x16"), label.hasPrefix("avx512"), label)
+            XCTAssertEqual(names.contains("gemm6x32"), label.hasPrefix("avx512"), label)
             XCTAssertTrue(names.contains("dot8"), label)
             var c: [Float] = [0]
             let refused = c.withUnsafeMutableBufferPointer { cp in
@@ -92,17 +93,20 @@ final class MicroKernelTests: XCTestCase {
             let fused = Self.fuses(kernels), label = TestedKernels.label(kernels)
             for tile in kernels.microKernels where tile.strategy == .gemm {
                 // Widths of the panel's used columns: one, odd, a vector, past a vector, full; and a second panel.
-                let widths = tile.columns == 16 ? [1, 7, 8, 9, 15, 16, 16 + 5] : [1, 3, 8, 16 + 8]
+                // A 32-column tile spans two panels, the second of them one column, odd, a vector or full; and
+                // panels 1 and 2 of three.
+                let widths = [8: [1, 3, 8, 16 + 8], 16: [1, 7, 8, 9, 15, 16, 16 + 5], 32: [17, 23, 24, 32, 32 + 16 + 7]][tile.columns] ?? []
+                XCTAssertFalse(widths.isEmpty, "\(tile.name): no widths for \(tile.columns) columns")
                 for k in [1, 2, 5, 17, 64] {
                     for n in widths {
-                        let panel = n > 16 ? 1 : 0
+                        let panel = n > max(16, tile.columns) ? 1 : 0
                         let rowCounts = Array(Set([1, 2, tile.rows - 1, tile.rows].filter { $0 >= 1 })).sorted()
                         for rowCount in rowCounts {
                             for kind in Self.epilogueKinds {
                                 cases += 1
                                 let first = 3, lda = k + 3, ldc = n + 5, rows = first + rowCount + 2
                                 let a = rng.floats(rows * lda), wv = rng.floats(k * n), bias = rng.floats(n)
-                                let residual = Floats(rng.floats(rows * ldc)), alpha = Floats(rng.floats(32, in: 0...1))
+                                let residual = Floats(rng.floats(rows * ldc)), alpha = Floats(rng.floats(64, in: 0...1))
                                 let weights = PackedWeights(k: k, n: n, bias: bias) { kk, j in wv[kk * n + j] }
                                 var c = [Float](repeating: .nan, count: rows * ldc)
                                 let e = epilogue(kind, residual: residual.pointer, alpha: alpha.pointer)
@@ -173,7 +177,7 @@ final class MicroKernelTests: XCTestCase {
                             for oy in Set([0, win.outH / 2, win.outH - 1]).sorted() {
                                 cases[tile.strategy, default: 0] += 1
                                 let pixel = oy * outW + ox
-                                let residual = Floats(rng.floats(conv.output.count)), alpha = Floats(rng.floats(32, in: 0...1))
+                                let residual = Floats(rng.floats(conv.output.count)), alpha = Floats(rng.floats(64, in: 0...1))
                                 let e = epilogue(kind, residual: residual.pointer, alpha: alpha.pointer)
                                 var y = [Float](repeating: .nan, count: conv.output.count)
                                 let ran = y.withUnsafeMutableBufferPointer { yp in

@@ -99,13 +99,16 @@ enum SameBits {
 /// kernels' code (the 12x16 GEMM tile, 16-channel depthwise, direct convolution) runs on every test
 /// machine with AVX2, not only on AVX-512 ones. It checks the code, not the compiler's AVX-512 encoding.
 enum TestedKernels {
-    static let all: [any KernelSet] = KernelSelection.runnable.map { try! KernelSelection.kernels($0) } + builtForAVX2
+    /// The AVX-512 code runs once per `GemmTiling` (the tilings must agree bit for bit).
+    static let all: [any KernelSet] = KernelSelection.runnable.flatMap { isa in
+        isa == .avx512 ? GemmTiling.allCases.map { try! KernelSelection.kernels(isa, gemmTiling: $0) } : [try! KernelSelection.kernels(isa)]
+    } + builtForAVX2
 
     /// The AVX-512 code built for AVX2, where this CPU runs AVX2 but not AVX-512.
     static var builtForAVX2: [any KernelSet] {
         #if arch(x86_64)
         if KernelSelection.runnable.contains(.avx2) && !KernelSelection.runnable.contains(.avx512) {
-            return [KernelsAVX512OnAVX2.KernelVariant()]
+            return GemmTiling.allCases.map { KernelsAVX512OnAVX2.KernelVariant(gemmTiling: $0) }
         }
         #endif
         return []
@@ -114,22 +117,25 @@ enum TestedKernels {
     /// What the tests must run here: the instruction sets the CPU reports, and `avx512-on-avx2` where
     /// it has AVX2 but not AVX-512.
     static func expectedLabels(runnable: [ISA]) -> [String] {
-        var labels = runnable.map(\.rawValue)
+        func tilings(_ label: String) -> [String] { GemmTiling.allCases.map { "\(label) \($0.rawValue)" } }
+        var labels = runnable.flatMap { $0 == .avx512 ? tilings($0.rawValue) : [$0.rawValue] }
         #if arch(x86_64)
-        if runnable.contains(.avx2) && !runnable.contains(.avx512) { labels.append("avx512-on-avx2") }
+        if runnable.contains(.avx2) && !runnable.contains(.avx512) { labels += tilings("avx512-on-avx2") }
         #endif
         return labels
     }
 
-    /// The instruction set, or `avx512-on-avx2` for the AVX-512 code built for AVX2.
+    /// The instruction set, or `avx512-on-avx2` for the AVX-512 code built for AVX2; AVX-512 code with its tiling
+    /// (`avx512 6x32`).
     static func label(_ k: any KernelSet) -> String {
-        String(reflecting: type(of: k)).hasPrefix("KernelsAVX512OnAVX2.") ? "avx512-on-avx2" : k.isa.rawValue
+        let set = String(reflecting: type(of: k)).hasPrefix("KernelsAVX512OnAVX2.") ? "avx512-on-avx2" : k.isa.rawValue
+        return k.gemmTiling.map { "\(set) \($0.rawValue)" } ?? set
     }
 
     /// A plan with `kernels`: chosen by instruction set (as the tool does) for the variants built into
     /// `Inference`, handed over for the AVX-512 code built for AVX2.
     static func plan(_ model: TFLiteModel, threads: Int, kernels: any KernelSet, fusingBlocks: Bool = true) throws -> ExecutionPlan {
-        if label(kernels) == kernels.isa.rawValue {
+        if !label(kernels).hasPrefix("avx512-on-avx2") && (kernels.gemmTiling ?? .suited(to: .host)) == .suited(to: .host) {
             return try ExecutionPlan(model: model, threads: threads, isa: kernels.isa, fusingBlocks: fusingBlocks)
         }
         return try ExecutionPlan(model: model, threads: threads, kernelSet: kernels, fusingBlocks: fusingBlocks)

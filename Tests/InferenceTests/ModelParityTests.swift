@@ -32,14 +32,15 @@ final class ModelParityTests: XCTestCase {
     }
 
     /// The kernels with fused multiply-add (AVX2; AVX-512, run as built where the CPU has it and built
-    /// for AVX2 everywhere else) give the same outputs bit for bit on the four models: every output
-    /// value is accumulated in the same order, whatever the vector width and tile shape. So keypoints
+    /// for AVX2 everywhere else, in both tilings) give the same outputs bit for bit on the models: every
+    /// output value is accumulated in the same order, whatever the vector width and tile shape. So keypoints
     /// made on an AVX-512 node and an AVX2 node of a cluster are the same, not merely close.
     func testFusedMultiplyAddVariantsGiveTheSameBits() throws {
         let fused = TestedKernels.all.filter { $0.isa != .baseline }
-        // Every x86-64 CPU with AVX2 runs two: AVX2, and the AVX-512 code as built or built for AVX2.
+        // Every x86-64 CPU with AVX2 runs three: AVX2, and the AVX-512 code (as built or built for AVX2) in each
+        // of its two tilings.
         #if arch(x86_64)
-        if KernelSelection.runnable.contains(.avx2) { XCTAssertEqual(fused.count, 2, "\(fused.map(TestedKernels.label))") }
+        if KernelSelection.runnable.contains(.avx2) { XCTAssertEqual(fused.count, 1 + GemmTiling.allCases.count, "\(fused.map(TestedKernels.label))") }
         #endif
         guard fused.count > 1 else {
             print("SKIP: this CPU runs \(fused.count) kernel set with fused multiply-add; nothing to compare")
@@ -79,6 +80,32 @@ final class ModelParityTests: XCTestCase {
         for isa in ISA.allCases where !KernelSelection.runnable.contains(isa) {
             XCTAssertThrowsError(try KernelSelection.kernels(isa))
         }
+    }
+
+    /// The AVX-512 tiling is the CPU's (Zen 4: 12x16, which reached 95% of its peak there; others 6x32) unless
+    /// HANDPOSE_GEMM_TILING names one; an unknown name is an error naming the variable.
+    func testTheGemmTilingSuitsTheCPUOrTheEnvironment() throws {
+        func cpu(_ vendor: String, _ family: Int, _ model: Int) -> CPUDescription {
+            CPUDescription(vendor: vendor, brand: "", family: family, model: model, stepping: 0, l1dKiB: 32, l2KiB: 1024, l3KiB: 32768,
+                           x86_64v3: true, x86_64v4: true)
+        }
+        XCTAssertEqual(GemmTiling.suited(to: cpu("AuthenticAMD", 0x19, 0x11)), .rows12, "Zen 4 (Genoa)")
+        XCTAssertEqual(GemmTiling.suited(to: cpu("AuthenticAMD", 0x19, 0x61)), .rows12, "Zen 4 (Raphael)")
+        XCTAssertEqual(GemmTiling.suited(to: cpu("AuthenticAMD", 0x1a, 0x02)), .wide, "Zen 5 (Turin)")
+        XCTAssertEqual(GemmTiling.suited(to: cpu("GenuineIntel", 6, 0xcf)), .wide, "Emerald Rapids")
+        XCTAssertEqual(GemmTiling.suited(to: cpu("GenuineIntel", 6, 0x55)), .wide, "Skylake-SP")
+        XCTAssertEqual(try KernelSelection.gemmTiling(environment: [:]), .suited(to: .host))
+        XCTAssertEqual(try KernelSelection.gemmTiling(environment: ["HANDPOSE_GEMM_TILING": "12x16"]), .rows12)
+        XCTAssertEqual(try KernelSelection.gemmTiling(environment: ["HANDPOSE_GEMM_TILING": "6X32"]), .wide)
+        XCTAssertThrowsError(try KernelSelection.gemmTiling(environment: ["HANDPOSE_GEMM_TILING": "24x8"])) { error in
+            XCTAssertTrue("\(error)".contains("HANDPOSE_GEMM_TILING=24x8") && "\(error)".contains("12x16, 6x32"), "\(error)")
+        }
+        if KernelSelection.runnable.contains(.avx512) {
+            for tiling in GemmTiling.allCases {
+                XCTAssertEqual(try KernelSelection.kernels(.avx512, gemmTiling: tiling).gemmTiling, tiling)
+            }
+        }
+        XCTAssertNil(try KernelSelection.kernels(.baseline).gemmTiling, "one tiling in the baseline")
     }
 
     /// The activation arena against the ideal the issue gives (the largest set of tensors alive at once):

@@ -115,6 +115,36 @@ final class KernelVariantTests: XCTestCase {
         }
     }
 
+    /// The AVX-512 kernels' two matrix-product tilings (HANDPOSE_GEMM_TILING) give the same keypoints to the
+    /// last digit; a tiling handpose does not have stops `extract` before any work, naming the variable.
+    func testBothGemmTilingsGiveTheSameKeypoints() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-tiling-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (code, text) = try ToolRunner.run(["extract", Self.inputs[0], "-o", root.appendingPathComponent("refused").path],
+                                              environment: ["HANDPOSE_GEMM_TILING": "8x8"])
+        XCTAssertNotEqual(code, 0, text)
+        XCTAssertTrue(text.contains("HANDPOSE_GEMM_TILING=8x8"), text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("refused").path), "nothing written")
+        guard try runnableISAs().contains("avx512") else {
+            print("SKIP: this CPU has no AVX-512; the two tilings' code is compared in KernelTests and ModelParityTests (built for AVX2)")
+            throw XCTSkip("no AVX-512")
+        }
+        var results: [String: [String: KeypointFile]] = [:]
+        for tiling in ["12x16", "6x32"] {
+            try extract(into: root.appendingPathComponent(tiling), environment: ["HANDPOSE_GEMM_TILING": tiling])
+            results[tiling] = try files(root.appendingPathComponent(tiling))
+        }
+        let a = results["12x16"] ?? [:], b = results["6x32"] ?? [:]
+        XCTAssertEqual(a.keys.sorted(), b.keys.sorted())
+        XCTAssertEqual(a.count, Self.inputs.count)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (path, fa) in a {
+            XCTAssertFalse(fa.frames.isEmpty, path)
+            XCTAssertEqual(try encoder.encode(fa.frames), try encoder.encode(b[path]?.frames ?? []), "12x16 vs 6x32 \(path)")
+        }
+    }
+
     /// The same binary on CPUs without the wider instruction sets, emulated by qemu-user: its Nehalem
     /// (SSE4.2, no AVX) must choose and run the baseline kernels, its Haswell (AVX2 and FMA; qemu has no
     /// AVX-512) the AVX2 ones. An instruction of a wider set anywhere on the chosen path (a variant's

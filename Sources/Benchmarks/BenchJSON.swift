@@ -9,6 +9,8 @@ public enum BenchJSON {
         public var model: String
         public var threads: Int
         public var isa: String
+        /// The AVX-512 matrix-product tiling (`12x16`, `6x32`); nil for the other kernels.
+        public var gemmTiling: String?
         public var medianMs: Double
         public var p90Ms: Double
         public var gflops: Double
@@ -30,7 +32,8 @@ public enum BenchJSON {
         public init(model: String, threads: Int, isa: String, medianMs: Double, p90Ms: Double, gflops: Double, arenaMib: Double,
                     xnnpackMedianMs: Double? = nil, xnnpackP90Ms: Double? = nil, ratio: Double? = nil,
                     roundP10Ms: Double? = nil, roundP90Ms: Double? = nil, xnnpackRoundP10Ms: Double? = nil,
-                    xnnpackRoundP90Ms: Double? = nil, worstRoundRatio: Double? = nil) {
+                    xnnpackRoundP90Ms: Double? = nil, worstRoundRatio: Double? = nil, gemmTiling: String? = nil) {
+            self.gemmTiling = gemmTiling
             self.roundP10Ms = roundP10Ms
             self.roundP90Ms = roundP90Ms
             self.xnnpackRoundP10Ms = xnnpackRoundP10Ms

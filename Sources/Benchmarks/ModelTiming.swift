@@ -87,7 +87,7 @@ public struct ModelTiming {
                                       ratio: reference.map { median / $0.all.median },
                                       roundP10Ms: perRound.lowerPercentile(0.1), roundP90Ms: perRound.percentile(0.9),
                                       xnnpackRoundP10Ms: reference?.perRound.lowerPercentile(0.1), xnnpackRoundP90Ms: reference?.perRound.percentile(0.9),
-                                      worstRoundRatio: ratios[i].max())
+                                      worstRoundRatio: ratios[i].max(), gemmTiling: c.plan.gemmTiling?.rawValue)
         }
     }
 

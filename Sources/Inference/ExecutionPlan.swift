@@ -10,6 +10,8 @@ public final class ExecutionPlan {
     /// The instruction set of the kernels that run the plan (`avx512` also for the AVX-512 code the tests
     /// build for AVX2).
     public var isa: ISA { kernels.isa }
+    /// The AVX-512 matrix-product tiling the plan runs; nil for the other kernels.
+    public var gemmTiling: GemmTiling? { kernels.gemmTiling }
     /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
     public let arenaBytes: Int
     /// Bytes of per-thread scratch (im2col tiles, the bands of fused blocks).

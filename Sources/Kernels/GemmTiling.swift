@@ -10,12 +10,14 @@ public enum GemmTiling: String, CaseIterable, Sendable {
     /// Six rows of two panels (`gemm6x32`): two weight vectors and six broadcasts, each feeding two
     /// multiply-adds, eight loads for twelve. A core with two full-width 512-bit multiply-add units
     /// finishes twelve in six cycles, and thirteen loads take longer than that: on Zen 5 this tile ran at
-    /// 90% of the peak where `gemm12x16` ran at 77% (`handpose bench kernels`).
+    /// 89-90% of the peak where `gemm12x16` ran at 74-77% (`handpose bench kernels`).
     case wide = "6x32"
 
     /// The tiling for `cpu`: `rows12` on Zen 4, where it was measured at 95% of the peak and `wide` was not
-    /// measured; `wide` on every other CPU with AVX-512 (Zen 5 measured; Intel's server cores from
-    /// Skylake-SP on have two 512-bit multiply-add units and two 512-bit loads a cycle, the Zen 5 case).
+    /// measured; `wide` on every other CPU with AVX-512. `wide` was measured on Zen 5 (server, full width)
+    /// only. It needs fewer loads for the same multiply-adds, so it is not expected to lose where the units
+    /// are full width (Intel's Xeons with two 512-bit units) or half (Zen 5 in laptops, Xeons with one unit),
+    /// but that is reasoning, not measurement: `HANDPOSE_GEMM_TILING` lets a user time both on their CPU.
     public static func suited(to cpu: CPUDescription) -> GemmTiling {
         cpu.microarchitecture == "Zen 4" ? .rows12 : .wide
     }

@@ -26,7 +26,9 @@ enum Gemm {
                 // (After the last panel, the first again when another chunk of rows follows.)
                 #if HANDPOSE_AVX512
                 if wide && p + 1 < panels.upperBound && w.n >= (p + 2) * 16 {
-                    let following = p + 2 < panels.upperBound ? p + 2 : (r1 < rows.upperBound ? panels.lowerBound : p)
+                    // (The first of two panels, so the second line, a panel on, stays inside this range's panels.)
+                    let following = smaller(p + 2 < panels.upperBound ? p + 2 : (r1 < rows.upperBound ? panels.lowerBound : p),
+                                            panels.upperBound - 2)
                     widePair(a: a, lda: lda, from: r0, to: r1, w: w, panel: p, next: UnsafePointer(w.data.pointer + following * w.k * 16),
                              c: c, ldc: ldc, epilogue: epilogue)
                     p += 2

@@ -56,7 +56,7 @@ struct BenchModels: ParsableCommand {
     @Option(help: "A Python with ai-edge-litert (e.g. .venv/bin/python) to time the official interpreter in the same run.")
     var reference: String?
 
-    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), median_ms, p90_ms, round_p10_ms, round_p90_ms, gflops, and xnnpack_median_ms, xnnpack_round_p10_ms, xnnpack_round_p90_ms, ratio, worst_round_ratio with --reference.")
+    @Flag(help: "Print a JSON array: model, threads, isa (the kernels that ran), gemm_tiling (AVX-512 only), median_ms, p90_ms, round_p10_ms, round_p90_ms, gflops, and xnnpack_median_ms, xnnpack_round_p10_ms, xnnpack_round_p90_ms, ratio, worst_round_ratio with --reference.")
     var json = false
 
     func validate() throws {
@@ -84,13 +84,13 @@ struct BenchModels: ParsableCommand {
             return
         }
         print("CPU: \(CPUDescription.host.summary)")
-        if KernelSelection.runnable.contains(.avx512), let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
+        if (try? KernelSelection.best()) == .avx512, let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
         var table = [["model", "threads", "kernels", "median ms", "rounds p10-p90", "GFLOP/s", "arena MiB", "XNNPACK ms",
                       "XNNPACK rounds", "ours/XNNPACK", "worst round"]]
         for r in rows {
             func f(_ v: Double?, _ fmt: String = "%.2f") -> String { v.map { String(format: fmt, $0) } ?? "-" }
             func spread(_ lo: Double?, _ hi: Double?) -> String { lo.flatMap { l in hi.map { String(format: "%.2f-%.2f", l, $0) } } ?? "-" }
-            table.append([r.model, "\(r.threads)", r.isa, f(r.medianMs), spread(r.roundP10Ms, r.roundP90Ms), f(r.gflops, "%.1f"),
+            table.append([r.model, "\(r.threads)", r.gemmTiling.map { "\(r.isa) \($0)" } ?? r.isa, f(r.medianMs), spread(r.roundP10Ms, r.roundP90Ms), f(r.gflops, "%.1f"),
                           f(r.arenaMib), f(r.xnnpackMedianMs), spread(r.xnnpackRoundP10Ms, r.xnnpackRoundP90Ms), f(r.ratio), f(r.worstRoundRatio)])
         }
         print(Table.render(table))
@@ -113,7 +113,7 @@ struct BenchKernels: ParsableCommand {
             return
         }
         print("CPU: \(CPUDescription.host.summary)")
-        if KernelSelection.runnable.contains(.avx512), let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
+        if (try? KernelSelection.best()) == .avx512, let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
         var table = [["kernels", "micro-kernel", "strategy", "GFLOP/s", "peak GFLOP/s", "of peak"]]
         for r in rows {
             table.append([r.isa, r.kernel, r.strategy, String(format: "%.1f", r.gflops), String(format: "%.1f", r.peakGflops),

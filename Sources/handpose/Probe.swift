@@ -187,7 +187,7 @@ struct CPUReport: Encodable {
     var x86_64V3: Bool, x86_64V4: Bool
     var kernels: String
     var microKernels: [String]
-    /// The AVX-512 matrix-product tiling (`12x16` or `6x32`); null for the other kernels.
+    /// The AVX-512 matrix-product tiling (`12x16` or `6x32`); absent for the other kernels.
     var gemmTiling: String?
     var peakGflops: Double
 }

@@ -135,7 +135,8 @@ enum TestedKernels {
     /// A plan with `kernels`: chosen by instruction set (as the tool does) for the variants built into
     /// `Inference`, handed over for the AVX-512 code built for AVX2.
     static func plan(_ model: TFLiteModel, threads: Int, kernels: any KernelSet, fusingBlocks: Bool = true) throws -> ExecutionPlan {
-        if !label(kernels).hasPrefix("avx512-on-avx2") && (kernels.gemmTiling ?? .suited(to: .host)) == .suited(to: .host) {
+        // (By instruction set only where that gives this tiling: the plan takes the environment's or the CPU's.)
+        if !label(kernels).hasPrefix("avx512-on-avx2"), kernels.gemmTiling == nil || kernels.gemmTiling == (try? KernelSelection.gemmTiling()) {
             return try ExecutionPlan(model: model, threads: threads, isa: kernels.isa, fusingBlocks: fusingBlocks)
         }
         return try ExecutionPlan(model: model, threads: threads, kernelSet: kernels, fusingBlocks: fusingBlocks)

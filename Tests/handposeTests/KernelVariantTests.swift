@@ -127,7 +127,7 @@ final class KernelVariantTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("refused").path), "nothing written")
         guard try runnableISAs().contains("avx512") else {
             print("SKIP: this CPU has no AVX-512; the two tilings' code is compared in KernelTests and ModelParityTests (built for AVX2)")
-            throw XCTSkip("no AVX-512")
+            throw XCTSkip("this CPU has no AVX-512")
         }
         var results: [String: [String: KeypointFile]] = [:]
         for tiling in ["12x16", "6x32"] {

@@ -16,6 +16,14 @@ struct Bench: ParsableCommand {
         do { return try body() } catch { throw RuntimeFailure(measurement: error) }
     }
 
+    /// The CPU above a table of figures, and the AVX-512 tiling where those kernels run.
+    static func printCPU() {
+        print("CPU: \(CPUDescription.host.summary)")
+        if (try? KernelSelection.best()) == .avx512, let tiling = try? KernelSelection.gemmTiling() {
+            print("AVX-512 matrix-product tiles: \(tilingLine(tiling))")
+        }
+    }
+
     /// Writes a progress line to standard error.
     static func note(_ line: String) {
         Console.line(line)
@@ -83,8 +91,7 @@ struct BenchModels: ParsableCommand {
             print(try BenchJSON.text(rows))
             return
         }
-        print("CPU: \(CPUDescription.host.summary)")
-        if (try? KernelSelection.best()) == .avx512, let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
+        Bench.printCPU()
         var table = [["model", "threads", "kernels", "median ms", "rounds p10-p90", "GFLOP/s", "arena MiB", "XNNPACK ms",
                       "XNNPACK rounds", "ours/XNNPACK", "worst round"]]
         for r in rows {
@@ -112,8 +119,7 @@ struct BenchKernels: ParsableCommand {
             print(try BenchJSON.text(rows))
             return
         }
-        print("CPU: \(CPUDescription.host.summary)")
-        if (try? KernelSelection.best()) == .avx512, let tiling = try? KernelSelection.gemmTiling() { print("AVX-512 matrix-product tiles: \(tilingLine(tiling))") }
+        Bench.printCPU()
         var table = [["kernels", "micro-kernel", "strategy", "GFLOP/s", "peak GFLOP/s", "of peak"]]
         for r in rows {
             table.append([r.isa, r.kernel, r.strategy, String(format: "%.1f", r.gflops), String(format: "%.1f", r.peakGflops),

@@ -22,7 +22,8 @@ public struct ExtractionPipeline: Sendable {
     /// What happened, for the caller to draw: progress in frames, then one outcome per file.
     public enum Event: Sendable {
         case frames(Int)
-        case done(String, frames: Int, hands: Int)
+        /// `threads`: the fewest and most engine threads the file ran on (`CoreShares`).
+        case done(String, frames: Int, hands: Int, threads: ClosedRange<Int>)
         case skipped(String)
         /// Keypoints written for the frames before damage in the clip.
         case incomplete(String, frames: Int, reason: String)
@@ -103,15 +104,16 @@ public struct ExtractionPipeline: Sendable {
     public func run(_ items: [InputFiles.Item], into root: URL, events: @escaping @Sendable (Event) -> Void) throws -> Bool {
         guard !items.isEmpty else { return true }
         let jobCount = min(jobs, items.count)
-        // One core per job; a single job gets every core for its engine.
+        // The cores dealt among the jobs' engines, and dealt again among those still working whenever a job
+        // runs out of files: each worker's plans are made for every core and run on its share.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let engineThreads = jobCount == 1 ? cores : 1
+        let shares = CoreShares(cores: cores, slots: jobCount)
         // FFmpeg's frame threads share the cores left per job (0: FFmpeg chooses, for a single job): with a
         // job per core each decodes on one thread, since more would only add a decoding context each (about
         // 50 MB for 1080p H.264) and compete with the other jobs.
         let decodeThreads = jobCount == 1 ? 0 : max(1, cores / jobCount)
         let workerArguments = ["--models", modelsDirectory.path, "--complexity", complexity.rawValue,
-                               "--threads", "\(engineThreads)", "--decode-threads", "\(decodeThreads)"]
+                               "--threads", "\(cores)", "--decode-threads", "\(decodeThreads)"]
             + (sharing.map { ["--shared-constants", $0.directory.path] } ?? [])
             + modelHashes.sorted { $0.key < $1.key }.flatMap { ["--model-hash", "\($0.key)=\($0.value)"] }
         let folder = KeypointFolder(root)
@@ -124,10 +126,14 @@ public struct ExtractionPipeline: Sendable {
         let stop = StopSignal()
         defer { stop.release() }
         let cannotStart = FirstError()
-        // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker.
-        @Sendable func supervise() {
+        // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker;
+        // then its cores go to the other workers (`CoreShares`).
+        @Sendable func supervise(_ slot: Int) {
             var worker: WorkerProcess?
-            defer { worker?.finish() }
+            defer {
+                shares.leave(slot)
+                worker?.finish()
+            }
             while !stop.requested, cannotStart.error == nil, let index = next.take() {
                 let item = items[index]
                 let opts = settings(InputFiles.isStillImage(item.url))
@@ -153,13 +159,15 @@ public struct ExtractionPipeline: Sendable {
                 }
                 // A worker that died between jobs is replaced before it is given the next file, so the
                 // file is not blamed for it.
-                if let w = worker, !w.isRunning { stop.untrack(w); w.finish(); worker = nil }
+                if let w = worker, !w.isRunning { shares.detach(slot); stop.untrack(w); w.finish(); worker = nil }
                 if worker == nil {
-                    do { worker = try WorkerProcess(arguments: workerArguments) } catch {
+                    let share = shares.share(slot)
+                    do { worker = try WorkerProcess(arguments: workerArguments + ["--share", "\(share)"]) } catch {
                         cannotStart.record("\(error)")
                         break
                     }
                     stop.track(worker!)
+                    shares.attach(worker!, to: slot, share: share)
                 }
                 do {
                     let job = ExtractionJob(input: item.url.path, root: root.path, relative: item.relative, options: opts,
@@ -168,7 +176,7 @@ public struct ExtractionPipeline: Sendable {
                     switch event.kind {
                     case .done:
                         FailureRecord.remove(for: item.relative, in: folder)
-                        events(.done(item.relative, frames: event.frames, hands: event.hands))
+                        events(.done(item.relative, frames: event.frames, hands: event.hands, threads: event.threads ?? 1...1))
                     case .incomplete:
                         FailureRecord.remove(for: item.relative, in: folder)
                         events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
@@ -181,6 +189,7 @@ public struct ExtractionPipeline: Sendable {
                         try? FileManager.default.removeItem(at: AtomicFile.temporaryURL(for: folder.url(for: item.relative, format: f),
                                                                                          pid: worker!.pid))
                     }
+                    shares.detach(slot)
                     stop.untrack(worker!)
                     worker = nil
                     if stop.requested { break }
@@ -194,11 +203,11 @@ public struct ExtractionPipeline: Sendable {
         // at most a thread per core, so `--jobs 8` on 2 cores ran 2 workers while the engine and decoder
         // threads above were sized for 8.
         let supervisors = DispatchGroup()
-        for _ in 0..<jobCount {
+        for slot in 0..<jobCount {
             supervisors.enter()
             let thread = Thread {
                 defer { supervisors.leave() }
-                supervise()
+                supervise(slot)
             }
             thread.start()
         }

@@ -24,6 +24,8 @@ struct ExtractionEvent: Codable {
     var frames = 0
     var hands = 0
     var reason: String?
+    /// The fewest and most engine threads the file ran on (its share, raised when other workers finished).
+    var threads: ClosedRange<Int>?
 }
 
 /// The worker side of `ExtractionPipeline`: the process files are extracted in, so that a file which
@@ -33,9 +35,18 @@ public enum ExtractionWorker {
     /// so the supervisor's crash handling is tested on a real dying process.
     public static let crashHookVariable = "HANDPOSE_TEST_CRASH_ON"
 
-    /// Reads jobs with `readLine` until it returns nil, extracts each, and hands each event line to `send`.
-    public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, decodeThreads: Int = 0,
-                             sharing: SharedConstants? = nil, hashes: [String: String]? = nil, readLine: () -> String?, send: (Data) -> Void) throws {
+    /// The line that tells a worker its share of the cores: this prefix and a number (`CoreShares`).
+    static let sharePrefix = "share "
+
+    /// Reads lines with `readLine` until it returns nil, on a thread of its own: jobs, extracted one after
+    /// another, each event line handed to `send`; and shares (`share N`), the engine threads the plans may use
+    /// from their next run on, mid-file too (`ThreadShare`), up to `threads`, which the plans are made for.
+    /// `share`: the share to begin with (nil: `threads`).
+    public static func serve(models directory: URL, complexity: HandTrackerOptions.Complexity, threads: Int, share: Int? = nil,
+                             decodeThreads: Int = 0, sharing: SharedConstants? = nil, hashes: [String: String]? = nil,
+                             readLine: @escaping @Sendable () -> String?, send: (Data) -> Void) throws {
+        if let share { ThreadShare.set(min(share, threads)) }
+        let inbox = WorkerInbox(readLine: readLine, threads: threads)
         // The supervisor catches SIGINT and SIGTERM while it runs (exec gives this process their default action);
         // a parent that ignores them would pass that on: their default action, so the supervisor's SIGTERM stops this worker.
         signal(SIGINT, SIG_DFL)
@@ -55,8 +66,9 @@ public enum ExtractionWorker {
             data.append(0x0A)
             send(data)
         }
-        while let line = readLine() {
+        while let line = inbox.next() {
             let job = try JSONDecoder().decode(ExtractionJob.self, from: Data(line.utf8))
+            inbox.beginJob()
             if let crashOn, URL(fileURLWithPath: job.input).lastPathComponent == crashOn { raise(SIGSEGV) }
             var sent = Date()
             do {
@@ -88,10 +100,65 @@ public enum ExtractionWorker {
                 }
                 emit(ExtractionEvent(kind: .frames, frames: outcome.frames - reported))
                 emit(ExtractionEvent(kind: outcome.incomplete == nil ? .done : .incomplete, frames: outcome.frames,
-                                     hands: outcome.hands, reason: outcome.incomplete?.error))
+                                     hands: outcome.hands, reason: outcome.incomplete?.error, threads: inbox.jobThreads))
             } catch {
                 emit(ExtractionEvent(kind: .failed, reason: "\(error)"))
             }
         }
     }
+}
+
+/// A worker's input, read on a thread of its own so that a share reaches the engine mid-file: jobs wait in
+/// order for `next`; shares are applied as they arrive. Unchecked: its fields are read and written under
+/// `condition`.
+final class WorkerInbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [String] = []
+    private var closed = false
+    private let threads: Int
+    /// The fewest and most engine threads since the current job began.
+    private var range: ClosedRange<Int>
+
+    init(readLine: @escaping @Sendable () -> String?, threads: Int) {
+        self.threads = max(1, threads)
+        let now = min(self.threads, ThreadShare.current)
+        range = now...now
+        let reader = Thread { [self] in
+            while let line = readLine() {
+                if line.hasPrefix(ExtractionWorker.sharePrefix) {
+                    // A share that is not a number is ignored: the engine keeps the share it has.
+                    if let n = Int(line.dropFirst(ExtractionWorker.sharePrefix.count)), n >= 1 {
+                        condition.withLock {
+                            let share = min(n, self.threads)
+                            ThreadShare.set(share)
+                            range = min(range.lowerBound, share)...max(range.upperBound, share)
+                        }
+                    }
+                    continue
+                }
+                condition.withLock { jobs.append(line); condition.signal() }
+            }
+            condition.withLock { closed = true; condition.broadcast() }
+        }
+        reader.start()
+    }
+
+    /// The next job's line; nil once the input has ended and every job was taken.
+    func next() -> String? {
+        condition.withLock {
+            while jobs.isEmpty && !closed { condition.wait() }
+            return jobs.isEmpty ? nil : jobs.removeFirst()
+        }
+    }
+
+    /// A job begins: its threads are counted from the share now.
+    func beginJob() {
+        condition.withLock {
+            let now = min(threads, ThreadShare.current)
+            range = now...now
+        }
+    }
+
+    /// The fewest and most engine threads since the job began.
+    var jobThreads: ClosedRange<Int> { condition.withLock { range } }
 }

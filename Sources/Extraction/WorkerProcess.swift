@@ -24,6 +24,10 @@ final class WorkerProcess {
     /// /tmp absent). Emptied before each job, so it holds what the current job wrote.
     private let errorLog: Int32
     private var buffer: [UInt8] = []
+    /// Writes to the worker's input (jobs from the supervisor's thread, shares from whichever supervisor
+    /// leaves: `CoreShares`) and its closing, one at a time; no write after the close.
+    private let input = NSLock()
+    private var inputClosed = false
 
     /// Starts this same executable as `handpose extract-worker ARGUMENTS` (the tool's hidden command
     /// that calls `ExtractionWorker.serve`).
@@ -60,7 +64,7 @@ final class WorkerProcess {
         _ = lseek(errorLog, 0, SEEK_SET)
         var line = try JSONEncoder().encode(job)
         line.append(0x0A)
-        guard child.write(line) else { throw died() }
+        guard send(line) else { throw died() }
         while let next = readLine() {
             guard let event = try? JSONDecoder().decode(ExtractionEvent.self, from: next) else { continue }
             if event.kind == .frames { frames(event.frames); continue }
@@ -69,9 +73,22 @@ final class WorkerProcess {
         throw died()
     }
 
+    /// Tells the worker the engine threads it may use from now on, mid-file too (`ThreadShare`).
+    func tell(share: Int) {
+        _ = send(Data("\(ExtractionWorker.sharePrefix)\(share)\n".utf8))
+    }
+
+    private func send(_ data: Data) -> Bool {
+        input.withLock { !inputClosed && child.write(data) }
+    }
+
+    private func closeInput() {
+        input.withLock { inputClosed = true; child.closeInput() }
+    }
+
     /// Closes the worker's input, so it finishes, and waits for it.
     func finish() {
-        child.closeInput()
+        closeInput()
         child.wait()
     }
 
@@ -94,7 +111,7 @@ final class WorkerProcess {
     }
 
     private func died() -> Died {
-        child.closeInput()
+        closeInput()
         child.wait()
         // The last 64 KiB at most: the reason is in the last lines.
         let end = lseek(errorLog, 0, SEEK_END)

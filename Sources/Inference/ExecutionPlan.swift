@@ -6,6 +6,7 @@ import Foundation
 /// given a place in one reused arena. `run` allocates nothing.
 public final class ExecutionPlan {
     public let model: TFLiteModel
+    /// The most threads a run uses: fewer while the process's `ThreadShare` is lower.
     public let threads: Int
     /// The instruction set of the kernels that run the plan (`avx512` also for the AVX-512 code the tests
     /// build for AVX2).
@@ -14,8 +15,8 @@ public final class ExecutionPlan {
     public var gemmTiling: GemmTiling? { kernels.gemmTiling }
     /// Bytes of the activation arena (tensors whose lifetimes do not overlap share memory).
     public let arenaBytes: Int
-    /// Bytes of per-thread scratch (im2col tiles, the bands of fused blocks).
-    public let scratchBytes: Int
+    /// Bytes of scratch (im2col tiles, the bands of fused blocks) for the threads run so far.
+    public var scratchBytes: Int { scratch.count * 4 }
     /// The packed constants are read from a `SharedConstants` file (not a private copy).
     public let constantsShared: Bool
     public var inputs: [TensorInfo] { model.inputs.map { model.tensors[$0] } }
@@ -28,7 +29,9 @@ public final class ExecutionPlan {
     private let steps: [Step]
     private let offsets: [Int]
     private let arena: FloatBuffer
-    private let scratch: FloatBuffer
+    /// Scratch for `scratchSlots` threads, made larger when a raised `ThreadShare` lets a run use more.
+    private var scratch: FloatBuffer
+    private var scratchSlots: Int
     private let scratchPerThread: Int
     private let pool: WorkerPool?
     private let kernels: any KernelSet
@@ -71,13 +74,13 @@ public final class ExecutionPlan {
         var scratchNeed = 0
         for s in built { scratchNeed = max(scratchNeed, s.scratchCount) }
         scratchPerThread = (scratchNeed + 15) & ~15
-        scratch = FloatBuffer(count: scratchPerThread * self.threads)
-        scratchBytes = scratchPerThread * self.threads * 4
+        scratchSlots = min(self.threads, ThreadShare.current)
+        scratch = FloatBuffer(count: scratchPerThread * scratchSlots)
         let (offsets, total) = Self.assignArena(model: model, steps: built)
         self.offsets = offsets
         arena = FloatBuffer(count: total)
         arenaBytes = total * 4
-        pool = self.threads > 1 ? WorkerPool(workers: self.threads - 1) : nil
+        pool = self.threads > 1 ? WorkerPool(workers: self.threads - 1, active: scratchSlots - 1) : nil
         // The constants now live in the steps; the model's file pages need not stay in memory.
         model.releasePages()
         var seen = Set<ObjectIdentifier>()
@@ -91,23 +94,35 @@ public final class ExecutionPlan {
         let input = model.inputs[0]
         let expected = model.tensors[input].count
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
+        let ctx = context()
         // Workers asleep since the last run wake while the input is copied (WorkerPool.wake).
-        pool?.wake()
+        if ctx.parallel.pool != nil { pool?.wake() }
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
-        let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
-                             kernels: kernels)
         for step in steps { step.run(ctx) }
         pool?.park()
+    }
+
+    /// Worker threads the plan's pool has started (`ThreadShareTests`).
+    var startedWorkers: Int { pool?.started ?? 0 }
+
+    /// A run's context on the threads the process's share allows now (at most `threads`), the pool's
+    /// workers and the scratch made to match.
+    private func context() -> RunContext {
+        let share = min(threads, ThreadShare.current)
+        if share > scratchSlots {
+            scratch = FloatBuffer(count: scratchPerThread * share)
+            scratchSlots = share
+        }
+        pool?.setActive(share - 1)
+        return RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer, scratchPerThread: scratchPerThread,
+                          parallel: Parallel(threads: share, pool: share > 1 ? pool : nil), kernels: kernels)
     }
 
     /// Runs once like `run`, timing each step: (kernel description, milliseconds), in plan order.
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
-        let ctx = RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer,
-                             scratchPerThread: scratchPerThread, parallel: Parallel(threads: threads, pool: pool),
-                             kernels: kernels)
-        pool?.wake()
+        let ctx = context()
+        if ctx.parallel.pool != nil { pool?.wake() }
         defer { pool?.park() }
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds

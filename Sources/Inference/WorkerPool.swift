@@ -12,15 +12,28 @@ import Synchronization
 /// waiting for it had made small models' two-thread runs twice as slow as one thread's; a worker descheduled
 /// after it claimed a part is still waited for.
 /// Which thread ran a part changes no value: a part's range and scratch slot are its index's.
+///
+/// A task has one part for each worker taking part (`active`, set from the process's `ThreadShare` by the
+/// plan) besides the caller's; the other workers are not started yet, or sleep on `bench` without spinning,
+/// so an extract worker held to its share of the cores leaves the other workers' cores alone.
 /// Unchecked: `task` is set before the part counter is published and read by a thread only after it has
-/// claimed a part (acquire/release on the atomics), the hand-over the compiler cannot follow.
+/// claimed a part (acquire/release on the atomics), the hand-over the compiler cannot follow; `started`
+/// is touched only by the thread that runs the pool's tasks.
 final class WorkerPool: @unchecked Sendable {
+    /// The most workers the pool starts.
     let workers: Int
+    /// Worker threads started so far (`setActive` starts them when first needed).
+    private(set) var started = 0
+    /// Workers that take part in tasks (numbers 1...active); the others sleep on `bench`.
+    private let active = Atomic<Int>(0)
+    private let bench = NSCondition()
     private let generation = Atomic<Int>(0)
     /// Parts of the current task not yet finished; the caller waits for zero.
     private let pending = Atomic<Int>(0)
-    /// The next part to claim (1...workers; the caller runs part 0 first).
-    private let nextPart = Atomic<Int>(1 << 40)
+    /// The current task's parts besides the caller's (high 32 bits) and the next part to claim (low 32 bits,
+    /// from 1; the caller runs part 0 first). One word, so a worker late from an earlier task reads the
+    /// count and the part of one task, never one task's part against another's count.
+    private let nextPart = Atomic<Int>(1)
     private let stopping = Atomic<Bool>(false)
     /// Set between model runs (`park`): a waiting worker then sleeps after `idlePolls`, not `spinPolls`.
     private let parked = Atomic<Bool>(false)
@@ -29,24 +42,38 @@ final class WorkerPool: @unchecked Sendable {
     private let wakeups = Atomic<Int>(0)
     private var task: ((Int) -> Void)?
 
-    init(workers: Int) {
+    /// A pool of up to `workers` threads, `active` of them taking part (every one unless told otherwise).
+    init(workers: Int, active: Int? = nil) {
         self.workers = workers
-        for _ in 0..<workers {
-            let thread = Thread { [self] in self.loop() }
+        setActive(active ?? workers)
+    }
+
+    /// Sets how many workers take part from the next task on (0...workers), starting those not yet started;
+    /// a worker left out finishes the task it is in and then sleeps until it is let in again. Called by
+    /// the thread that runs tasks, between them.
+    func setActive(_ count: Int) {
+        let count = min(max(0, count), workers)
+        while started < count {
+            started += 1
+            let number = started
+            let thread = Thread { [self] in self.loop(number) }
             thread.stackSize = 1 << 20
             thread.start()
         }
+        let before = active.exchange(count, ordering: .acquiringAndReleasing)
+        if count > before { bench.lock(); bench.broadcast(); bench.unlock() }
     }
 
-    /// Runs `body(0)` here and `body(1...workers)` on whichever threads claim them (this one takes those no
+    /// Runs `body(0)` here and `body(1...active)` on whichever threads claim them (this one takes those no
     /// worker has claimed once its own is done); returns when all are done.
     func run(_ body: (Int) -> Void) {
         withoutActuallyEscaping(body) { b in
             task = b
             parked.store(false, ordering: .relaxed)
             // pending before the counter: a part claimed is always counted.
-            pending.store(workers, ordering: .releasing)
-            nextPart.store(1, ordering: .releasing)
+            let parts = active.load(ordering: .relaxed)
+            pending.store(parts, ordering: .releasing)
+            nextPart.store(parts << 32 | 1, ordering: .releasing)
             generation.add(1, ordering: .releasing)
             condition.lock(); condition.broadcast(); condition.unlock()
             b(0)
@@ -87,6 +114,7 @@ final class WorkerPool: @unchecked Sendable {
         stopping.store(true, ordering: .releasing)
         generation.add(1, ordering: .releasing)
         condition.lock(); condition.broadcast(); condition.unlock()
+        bench.lock(); bench.broadcast(); bench.unlock()
     }
 
     /// Polls before a waiting thread stops spinning, the workers' figure: 50,000 polls outlast any one
@@ -112,9 +140,18 @@ final class WorkerPool: @unchecked Sendable {
     /// Then `sched_yield` calls before the caller of `run` sleeps.
     static let yieldPolls = 1_000
 
-    private func loop() {
-        var seen = 0
+    /// Worker `number`'s life: tasks while it takes part, sleep on `bench` while it does not.
+    private func loop(_ number: Int) {
+        var seen = generation.load(ordering: .acquiring)
         while true {
+            if number > active.load(ordering: .acquiring) {
+                bench.lock()
+                while number > active.load(ordering: .acquiring) && !stopping.load(ordering: .acquiring) { bench.wait() }
+                bench.unlock()
+                if stopping.load(ordering: .acquiring) { return }
+                // Back in: from the next task on (the caller claims this one's unclaimed parts).
+                seen = generation.load(ordering: .acquiring)
+            }
             var spins = 0
             // A `wake` after this point, even one just before the worker decides to sleep, keeps it awake.
             var woken = wakeups.load(ordering: .acquiring)
@@ -139,8 +176,9 @@ final class WorkerPool: @unchecked Sendable {
     /// Claims and runs parts of the current task until none is left.
     private func runClaimedParts() {
         while true {
-            let part = nextPart.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
-            guard part <= workers else { return }
+            let claim = nextPart.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue
+            let part = claim & 0xFFFF_FFFF
+            guard part <= claim >> 32 else { return }
             task!(part)
             pending.subtract(1, ordering: .releasing)
         }

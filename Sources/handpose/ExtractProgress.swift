@@ -42,7 +42,7 @@ final class ExtractProgress: @unchecked Sendable {
     func record(_ event: ExtractionPipeline.Event) {
         switch event {
         case .frames(let n): locked { frames += n }
-        case .done(let name, let f, let h): done(name, frames: f, hands: h)
+        case .done(let name, let f, let h, let threads): done(name, frames: f, hands: h, threads: threads)
         case .skipped(let name): skipped(name)
         case .incomplete(let name, let f, let reason): incomplete(name, frames: f, reason: reason)
         case .failed(let name, let reason): failed(name, reason)
@@ -51,10 +51,12 @@ final class ExtractProgress: @unchecked Sendable {
         }
     }
 
-    func done(_ name: String, frames f: Int, hands h: Int) {
+    /// `threads`: the fewest and most engine threads it ran on (more once other workers had no files left).
+    func done(_ name: String, frames f: Int, hands h: Int, threads: ClosedRange<Int>) {
         locked {
             doneCount += 1; hands += h
-            if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands") }
+            let engine = threads.count == 1 ? "\(threads.lowerBound)" : "\(threads.lowerBound)-\(threads.upperBound)"
+            if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands, engine threads \(engine)") }
         }
     }
 

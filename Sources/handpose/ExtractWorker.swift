@@ -12,6 +12,8 @@ struct ExtractWorker: ParsableCommand {
     @Option var models: String
     @Option var complexity: HandTrackerOptions.Complexity
     @Option var threads: Int = 1
+    /// The engine threads to begin with, at most `threads` (the supervisor may raise it: `share N` lines).
+    @Option var share: Int?
     @Option var decodeThreads: Int = 0
     @Option var sharedConstants: String?
     /// The models' identity computed once by the supervisor: NAME=SHA256, one per model.
@@ -19,7 +21,7 @@ struct ExtractWorker: ParsableCommand {
 
     func run() throws {
         try ExtractionWorker.serve(models: URL(fileURLWithPath: models), complexity: complexity, threads: threads,
-                                   decodeThreads: decodeThreads,
+                                   share: share, decodeThreads: decodeThreads,
                                    sharing: sharedConstants.map { SharedConstants(directory: URL(fileURLWithPath: $0)) },
                                    hashes: modelHash.isEmpty ? nil : ExtractionPipeline.parseModelHashes(modelHash),
                                    readLine: { Swift.readLine(strippingNewline: true) },

@@ -54,4 +54,27 @@ final class WorkerPoolTests: XCTestCase {
         pool.wake()
         pool.stop()
     }
+
+    /// A share (`setActive`) lets that many workers take part from the next task on: each task's parts are
+    /// 1...active, each run once; workers are started only when first let in, and those left out take no part.
+    func testTheActiveWorkersTakePartAndTheOthersSleep() {
+        let pool = WorkerPool(workers: 5, active: 0)
+        defer { pool.stop() }
+        XCTAssertEqual(pool.started, 0, "no worker started before one is let in")
+        for active in [0, 2, 5, 1, 3, 0, 4] {
+            pool.setActive(active)
+            let counts = Mutex([Int](repeating: 0, count: 6))
+            let threads = Mutex(Set<UInt>())
+            for _ in 0..<500 {
+                pool.run { part in
+                    counts.withLock { $0[part] += 1 }
+                    threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                }
+            }
+            XCTAssertEqual(counts.withLock { $0 }, (0...5).map { $0 <= active ? 500 : 0 }, "active \(active)")
+            // The caller and at most the workers let in (one left out finishes the task it was in, at most).
+            XCTAssertLessThanOrEqual(threads.withLock { $0.count }, active + 1, "active \(active)")
+        }
+        XCTAssertEqual(pool.started, 5, "started once each, when first let in")
+    }
 }

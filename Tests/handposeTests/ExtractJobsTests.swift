@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 import TestSupport
 import XCTest
 
@@ -70,6 +71,47 @@ final class ExtractJobsTests: XCTestCase {
         XCTAssertTrue(text.contains("\(jobs) files: \(jobs) done"), text)
         XCTAssertEqual(seen.count, jobs, "distinct worker processes over the run")
         XCTAssertEqual(mostAtOnce, jobs, "worker processes alive at once")
+    }
+
+    /// The cores of a job that has no file left go to the jobs still working, mid-file: with two jobs, a still
+    /// and a clip, the still's job ends first and the clip goes on on every core. Its keypoints are the same
+    /// bit for bit as a one-job run's (every core from its first frame), and each file's log line names the
+    /// engine threads it ran on.
+    func testAJobWithNoFileLeftLendsItsCoresToTheOthers() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard cores >= 2 else {
+            print("SKIP: this machine has one CPU core; there is no core to lend")
+            throw XCTSkip("this machine has one CPU core")
+        }
+        let models = try ToolRunner.models()
+        let inputs = ["Samples/montage_0.mp4", "Samples/poses/peace/peace_0.png"]
+        let two = dir.appendingPathComponent("two"), one = dir.appendingPathComponent("one")
+        // --body: a longer clip's work (90 frames), so the still's job has ended long before it.
+        let (code, text) = try ToolRunner.run(["extract"] + inputs + ["-o", two.path, "--models", models, "--body", "--jobs", "2"])
+        XCTAssertEqual(code, 0, text)
+        let halves = [cores / 2, cores - cores / 2]
+        func threads(_ name: String) -> [Int]? {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("done \(name):") }),
+                  let range = line.range(of: "engine threads ") else { return nil }
+            return line[range.upperBound...].split(separator: "-").compactMap { Int($0) }
+        }
+        let clip = threads("montage_0.mp4"), still = threads("peace_0.png")
+        XCTAssertEqual(clip?.count, 2, text)
+        XCTAssertTrue(halves.contains(clip?.first ?? 0), "the clip begins on its half of the cores: \(text)")
+        XCTAssertEqual(clip?.last, cores, "and ends on every core: \(text)")
+        XCTAssertEqual(still?.count, 1, text)
+        XCTAssertTrue(halves.contains(still?.first ?? 0), text)
+
+        let (oneCode, oneText) = try ToolRunner.run(["extract"] + inputs + ["-o", one.path, "--models", models, "--body", "--jobs", "1", "--quiet"])
+        XCTAssertEqual(oneCode, 0, oneText)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for name in ["montage_0.mp4", "peace_0.png"] {
+            let a = try KeypointFile.load(two.appendingPathComponent(name + ".hands.json"))
+            let b = try KeypointFile.load(one.appendingPathComponent(name + ".hands.json"))
+            XCTAssertFalse(a.frames.isEmpty, name)
+            XCTAssertEqual(try encoder.encode(a.frames), try encoder.encode(b.frames), name)
+        }
     }
 
     /// SIGTERM, then SIGINT, to a running extract: each stops it (exit 130) with every finished file whole and

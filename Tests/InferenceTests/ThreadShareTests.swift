@@ -1,0 +1,48 @@
+import Foundation
+@testable import Inference
+import XCTest
+
+/// A plan runs on the process's `ThreadShare` (at most its own threads), read at each run, so an extract
+/// worker's share can be raised mid-clip: the values are the same bit for bit on every share, and the scratch
+/// and workers grow only when a share first needs them.
+final class ThreadShareTests: XCTestCase {
+    override func tearDown() { ThreadShare.reset() }
+
+    func testEveryShareGivesTheSameBits() throws {
+        for (n, name) in (Fixtures.modelNames + Fixtures.poseModelNames + Fixtures.holisticModelNames).enumerated() {
+            let model = try TFLiteModel(path: try Fixtures.modelPath(name))
+            let inputs = SameBits.inputs(model, seed: UInt64(90 + n))
+            ThreadShare.reset()
+            let one = try ExecutionPlan(model: model, threads: 1)
+            let expected = try inputs.map { try SameBits.outputs(one, $0) }
+            ThreadShare.set(1)
+            let plan = try ExecutionPlan(model: model, threads: 4)
+            let scratchAtOne = plan.scratchBytes
+            // Raised and lowered between runs, as a worker's supervisor does mid-clip.
+            for share in [1, 2, 4, 3, 1, 4] {
+                ThreadShare.set(share)
+                for (i, input) in inputs.enumerated() {
+                    let found = try zip(SameBits.outputs(plan, input), expected[i]).map(SameBits.differing)
+                    XCTAssertEqual(found.reduce(0) { $0 + $1.count }, 0, "\(name), share \(share), input \(i)")
+                }
+            }
+            XCTAssertEqual(plan.scratchBytes, scratchAtOne * 4, "\(name): scratch for four threads once a share of four ran")
+        }
+    }
+
+    /// A plan made while the share is 1 starts no worker thread until a share lets it use them.
+    func testWorkersStartWhenTheShareFirstNeedsThem() throws {
+        let model = try TFLiteModel(path: try Fixtures.modelPath("hand_landmark_full"))
+        let input = SameBits.inputs(model, seed: 99)[0]
+        ThreadShare.set(1)
+        let plan = try ExecutionPlan(model: model, threads: 4)
+        try plan.run(input)
+        XCTAssertEqual(plan.startedWorkers, 0)
+        ThreadShare.set(2)
+        try plan.run(input)
+        XCTAssertEqual(plan.startedWorkers, 1)
+        ThreadShare.set(9)
+        try plan.run(input)
+        XCTAssertEqual(plan.startedWorkers, 3, "never more than the plan's threads")
+    }
+}

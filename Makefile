@@ -205,10 +205,11 @@ parity-holistic: build holistic-venv
 	done
 
 # extract --holistic beside pose-format's videos_to_poses (a worker per core) and video_to_pose (once per clip),
-# MediaPipe 0.10.14's Holistic, over the corpus clips videos_to_poses takes, in the same run (README, "Holistic").
+# MediaPipe 0.10.14's Holistic, over the corpus clips videos_to_poses takes, in the same run (README, "Holistic");
+# then where handpose's frame goes (the pose, the hands, the face; one job, one engine thread).
 # REFINE_FACE=1: both with the refined face.
 bench-holistic: build holistic-venv
-	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench holistic $(CORPUS)/clips --reference $(HOLISTIC_VENV)/bin --rounds 2 $(HOLISTIC_REFINE); \
+	@if [ -d $(CORPUS)/clips ]; then $(BIN) bench holistic $(CORPUS)/clips --reference $(HOLISTIC_VENV)/bin --rounds 2 --profile $(HOLISTIC_REFINE); \
 	else echo "bench-holistic skipped: $(CORPUS)/clips is absent"; fi
 
 # pose-format's video_to_pose on MediaPipe 0.10.14's legacy Holistic, the reference `extract --holistic`

@@ -105,14 +105,22 @@ public enum BenchJSON {
                 self.percent = percent
             }
         }
-        public var stages: [Stage]
-        public var palmRunsPerFrame: Double
-        public var landmarkRunsPerFrame: Double
+        /// How often a gated step ran, a frame on average ("palm model": 0.91).
+        public struct Runs: Codable, Sendable, Equatable {
+            public var what: String
+            public var perFrame: Double
 
-        public init(stages: [Stage], palmRunsPerFrame: Double, landmarkRunsPerFrame: Double) {
+            public init(_ what: String, perFrame: Double) {
+                self.what = what
+                self.perFrame = perFrame
+            }
+        }
+        public var stages: [Stage]
+        public var runsPerFrame: [Runs]
+
+        public init(stages: [Stage], runsPerFrame: [Runs]) {
             self.stages = stages
-            self.palmRunsPerFrame = palmRunsPerFrame
-            self.landmarkRunsPerFrame = landmarkRunsPerFrame
+            self.runsPerFrame = runsPerFrame
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Inference
 import Keypoints
 
 /// `bench extract`: handpose's extraction over clips beside MediaPipe (Tasks) as its users run it, each
@@ -31,7 +32,7 @@ public struct ExtractComparison {
                 handpose: String = MeasuredRun.executablePath) throws(BenchmarkError) {
         let clips = try ClipList.collect(inputs, recursive: false).map(\.url.path)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-bench-\(getpid())")
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = UsableCores.count
         func ours(_ name: String, jobs: Int) -> Side {
             Side(name: name, executable: handpose, arguments: ["extract"] + clips + ["-o", scratch.path, "--overwrite", "--quiet", "--jobs", "\(jobs)",
                                                                                    "--models", folder.path] + (body ? ["--body"] : []), ours: true)

@@ -22,6 +22,8 @@ public struct HolisticComparison {
     public static let referenceSuffixes: Set<String> = ["mp4", "mov", "avi", "mkv", "flv", "wmv", "webm"]
     public let clips: [String]
     private let scratch: URL
+    private let models: URL
+    private let refineFace: Bool
     private let sides: [Side]
 
     /// `referenceBin`: the folder holding pose-format's `video_to_pose` and `videos_to_poses` (a
@@ -65,6 +67,8 @@ public struct HolisticComparison {
         self.clips = clips.map(\.path)
         self.scratch = scratch
         self.sides = sides
+        self.models = folder
+        self.refineFace = refineFace
         do {
             try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: loop, withIntermediateDirectories: true)
@@ -76,7 +80,8 @@ public struct HolisticComparison {
 
     /// Runs every configuration in each of `rounds` rounds; each row is its fastest round, and each
     /// handpose row's speed-up is over the reference row that follows it (the same number of workers).
-    public func measure(rounds: Int, progress: (BenchProgress) -> Void) throws(BenchmarkError) -> BenchJSON.ExtractReport {
+    /// `profile`: also handpose's time per frame by stage (`StageSplit.measureHolistic`).
+    public func measure(rounds: Int, profile: Bool = false, progress: (BenchProgress) -> Void) throws(BenchmarkError) -> BenchJSON.ExtractReport {
         defer { try? FileManager.default.removeItem(at: scratch) }
         var best: [String: MeasuredRun] = [:]
         var frames = 0
@@ -95,8 +100,9 @@ public struct HolisticComparison {
                 progress(.extractRun(round: round, run: side.name, seconds: run.seconds))
             }
         }
+        let split = profile ? try StageSplit.measureHolistic(clips: clips, models: models, refineFace: refineFace, scratch: scratch) : nil
         return BenchJSON.ExtractReport(runs: BenchJSON.ExtractRow.rows(sides.map { ($0.name, $0.ours, best[$0.name]!) }, frames: frames),
-                                       profile: nil)
+                                       profile: split)
     }
 
     static func poseFiles(in folder: URL) -> [URL] {

@@ -59,13 +59,18 @@ final class ChildProcess {
     }
 
     deinit {
-        close(input)
+        if inputOpen { close(input) }
         close(output)
     }
 
-    /// Closes the child's standard input (it sees the end of its jobs).
-    func closeInput() { _ = shutdownInput }
-    private lazy var shutdownInput: Void = { close(input); return () }()
+    /// Closes the child's standard input (it sees the end of its jobs), once: a second close, from `deinit`,
+    /// would close whatever file took the number since (another worker's pipe, an output).
+    func closeInput() {
+        guard inputOpen else { return }
+        inputOpen = false
+        close(input)
+    }
+    private var inputOpen = true
 
     /// Writes all of `data` to the child's standard input; false when the child has gone (EPIPE).
     func write(_ data: Data) -> Bool {

@@ -5,13 +5,15 @@ import Foundation
 /// mid-file (`share N` on their input; `ThreadShare` in the worker). So a run with fewer files than cores,
 /// or whose last files are long, keeps every core busy, where a job per core had left the cores of finished
 /// jobs idle until the last file ended. A file's values do not depend on its share.
+/// A share line is written under `lock`, so each worker hears its shares in order; it is a few bytes into a
+/// pipe the worker's inbox thread always reads (`WorkerInbox`), so the write does not wait.
 /// Unchecked: every field is read and written under `lock`.
 final class CoreShares: @unchecked Sendable {
     let cores: Int
     private let lock = NSLock()
     /// Supervisors still taking files, by slot; the workers they hold and the share each was last told.
     private var working: Set<Int>
-    private var workers: [Int: WorkerProcess] = [:]
+    private var workers: [Int: any ShareListener] = [:]
     private var told: [Int: Int] = [:]
 
     init(cores: Int, slots: Int) {
@@ -36,9 +38,17 @@ final class CoreShares: @unchecked Sendable {
         return Self.deal(cores, among: order.count)[rank]
     }
 
-    /// `worker` now serves `slot`, started with `share`.
-    func attach(_ worker: WorkerProcess, to slot: Int, share: Int) {
-        lock.withLock { workers[slot] = worker; told[slot] = share }
+    /// `worker` now serves `slot`, started with `share`; told the share now if a worker has left since.
+    func attach(_ worker: any ShareListener, to slot: Int, share: Int) {
+        lock.withLock {
+            workers[slot] = worker
+            told[slot] = share
+            let now = shareLocked(slot)
+            if now != share {
+                told[slot] = now
+                worker.tell(share: now)
+            }
+        }
     }
 
     /// The worker of `slot` is gone (it died, or its supervisor is done).
@@ -63,3 +73,10 @@ final class CoreShares: @unchecked Sendable {
         }
     }
 }
+
+/// What hears its share of the cores: a worker process (`WorkerProcess.tell`).
+protocol ShareListener: AnyObject {
+    func tell(share: Int)
+}
+
+extension WorkerProcess: ShareListener {}

@@ -22,8 +22,9 @@ public struct ExtractionPipeline: Sendable {
     /// What happened, for the caller to draw: progress in frames, then one outcome per file.
     public enum Event: Sendable {
         case frames(Int)
-        /// `threads`: the fewest and most engine threads the file ran on (`CoreShares`).
-        case done(String, frames: Int, hands: Int, threads: ClosedRange<Int>)
+        /// `threads`: the fewest and most engine threads the file's model runs used (`CoreShares`; nil when
+        /// no model ran).
+        case done(String, frames: Int, hands: Int, threads: ClosedRange<Int>?)
         case skipped(String)
         /// Keypoints written for the frames before damage in the clip.
         case incomplete(String, frames: Int, reason: String)
@@ -106,7 +107,7 @@ public struct ExtractionPipeline: Sendable {
         let jobCount = min(jobs, items.count)
         // The cores dealt among the jobs' engines, and dealt again among those still working whenever a job
         // runs out of files: each worker's plans are made for every core and run on its share.
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = UsableCores.count
         let shares = CoreShares(cores: cores, slots: jobCount)
         // FFmpeg's frame threads share the cores left per job (0: FFmpeg chooses, for a single job): with a
         // job per core each decodes on one thread, since more would only add a decoding context each (about
@@ -176,7 +177,7 @@ public struct ExtractionPipeline: Sendable {
                     switch event.kind {
                     case .done:
                         FailureRecord.remove(for: item.relative, in: folder)
-                        events(.done(item.relative, frames: event.frames, hands: event.hands, threads: event.threads ?? 1...1))
+                        events(.done(item.relative, frames: event.frames, hands: event.hands, threads: event.threads))
                     case .incomplete:
                         FailureRecord.remove(for: item.relative, in: folder)
                         events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))

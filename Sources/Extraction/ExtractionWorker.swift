@@ -24,7 +24,8 @@ struct ExtractionEvent: Codable {
     var frames = 0
     var hands = 0
     var reason: String?
-    /// The fewest and most engine threads the file ran on (its share, raised when other workers finished).
+    /// The fewest and most engine threads the file's model runs used (more once other workers had no file
+    /// left: `CoreShares`); nil when no model ran.
     var threads: ClosedRange<Int>?
 }
 
@@ -47,6 +48,7 @@ public enum ExtractionWorker {
                              readLine: @escaping @Sendable () -> String?, send: (Data) -> Void) throws {
         if let share { ThreadShare.set(min(share, threads)) }
         let inbox = WorkerInbox(readLine: readLine, threads: threads)
+        inbox.start()
         // The supervisor catches SIGINT and SIGTERM while it runs (exec gives this process their default action);
         // a parent that ignores them would pass that on: their default action, so the supervisor's SIGTERM stops this worker.
         signal(SIGINT, SIG_DFL)
@@ -68,7 +70,7 @@ public enum ExtractionWorker {
         }
         while let line = inbox.next() {
             let job = try JSONDecoder().decode(ExtractionJob.self, from: Data(line.utf8))
-            inbox.beginJob()
+            ThreadShare.resetUsage()
             if let crashOn, URL(fileURLWithPath: job.input).lastPathComponent == crashOn { raise(SIGSEGV) }
             var sent = Date()
             do {
@@ -100,7 +102,7 @@ public enum ExtractionWorker {
                 }
                 emit(ExtractionEvent(kind: .frames, frames: outcome.frames - reported))
                 emit(ExtractionEvent(kind: outcome.incomplete == nil ? .done : .incomplete, frames: outcome.frames,
-                                     hands: outcome.hands, reason: outcome.incomplete?.error, threads: inbox.jobThreads))
+                                     hands: outcome.hands, reason: outcome.incomplete?.error, threads: ThreadShare.usage))
             } catch {
                 emit(ExtractionEvent(kind: .failed, reason: "\(error)"))
             }
@@ -108,57 +110,3 @@ public enum ExtractionWorker {
     }
 }
 
-/// A worker's input, read on a thread of its own so that a share reaches the engine mid-file: jobs wait in
-/// order for `next`; shares are applied as they arrive. Unchecked: its fields are read and written under
-/// `condition`.
-final class WorkerInbox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [String] = []
-    private var closed = false
-    private let threads: Int
-    /// The fewest and most engine threads since the current job began.
-    private var range: ClosedRange<Int>
-
-    init(readLine: @escaping @Sendable () -> String?, threads: Int) {
-        self.threads = max(1, threads)
-        let now = min(self.threads, ThreadShare.current)
-        range = now...now
-        let reader = Thread { [self] in
-            while let line = readLine() {
-                if line.hasPrefix(ExtractionWorker.sharePrefix) {
-                    // A share that is not a number is ignored: the engine keeps the share it has.
-                    if let n = Int(line.dropFirst(ExtractionWorker.sharePrefix.count)), n >= 1 {
-                        condition.withLock {
-                            let share = min(n, self.threads)
-                            ThreadShare.set(share)
-                            range = min(range.lowerBound, share)...max(range.upperBound, share)
-                        }
-                    }
-                    continue
-                }
-                condition.withLock { jobs.append(line); condition.signal() }
-            }
-            condition.withLock { closed = true; condition.broadcast() }
-        }
-        reader.start()
-    }
-
-    /// The next job's line; nil once the input has ended and every job was taken.
-    func next() -> String? {
-        condition.withLock {
-            while jobs.isEmpty && !closed { condition.wait() }
-            return jobs.isEmpty ? nil : jobs.removeFirst()
-        }
-    }
-
-    /// A job begins: its threads are counted from the share now.
-    func beginJob() {
-        condition.withLock {
-            let now = min(threads, ThreadShare.current)
-            range = now...now
-        }
-    }
-
-    /// The fewest and most engine threads since the job began.
-    var jobThreads: ClosedRange<Int> { condition.withLock { range } }
-}

@@ -24,6 +24,8 @@ public enum KeypointExtraction {
         public var frames = 0
         public var decoding = VideoReader.Timings()
         public var tracker = HandTracker.Timings()
+        /// With `--holistic`: its body, hands and face.
+        public var holistic = HolisticTracker.Timings()
         /// Frames handed to the outputs (keypoint file and other formats).
         public var writing: Duration = .zero
         public var wall: Duration = .zero
@@ -43,6 +45,7 @@ public enum KeypointExtraction {
             tracker.tracking += t.tracking
             tracker.palmRuns += t.palmRuns
             tracker.landmarkRuns += t.landmarkRuns
+            holistic.add(other.holistic)
         }
     }
 
@@ -256,6 +259,7 @@ public enum KeypointExtraction {
         profile.frames = count
         profile.decoding = reader.timings
         profile.tracker = tracker.timings
+        if let holistic { profile.holistic = holistic.timings }
         profile.wall = ContinuousClock.now - start
         return (file, profile)
     }

@@ -54,6 +54,29 @@ public final class HolisticTracker {
     let hands: HandFromPose
     let face: FaceFromPose
 
+    /// Where a clip's time went (`bench holistic --profile`): each part of a frame's work and how often the
+    /// models with a gate ran.
+    public struct Timings: Sendable {
+        /// The pose: its detector when the frame before left none, the crop, landmarks, refinement, smoothing.
+        public var body: Duration = .zero
+        /// The hands from the pose's arms: re-crop model and landmark model per arm past the visibility gate.
+        public var hands: Duration = .zero
+        /// The face from the pose's head: the detector inside its region and the face mesh.
+        public var face: Duration = .zero
+        /// Frames with a person (the face's detector runs once on each); arms past the gate (each a re-crop and
+        /// a landmark run).
+        public var people = 0, arms = 0
+        public init() {}
+
+        public mutating func add(_ other: Timings) {
+            body += other.body; hands += other.hands; face += other.face
+            people += other.people; arms += other.arms
+        }
+    }
+
+    /// Time spent since the clip began (`reset`).
+    public private(set) var timings = Timings()
+
     public init(models: HolisticModels, threads: Int = 1) throws {
         self.models = models
         body = try HolisticBodyTracker(models: models.body, threads: threads)
@@ -68,6 +91,7 @@ public final class HolisticTracker {
 
     /// Forgets the clip so far (call between clips): what a new Holistic object starts from.
     public func reset() {
+        timings = Timings()
         body.reset()
         hands.resetTracks()
         face.reset()
@@ -75,20 +99,30 @@ public final class HolisticTracker {
 
     /// One frame; call once per frame, in order.
     public func process(_ frame: VideoFrame) throws -> HolisticObservation {
-        guard let person = try body.process(frame) else {
+        let start = ContinuousClock.now
+        let found = try body.process(frame)
+        let bodyDone = ContinuousClock.now
+        timings.body += bodyDone - start
+        guard let person = found else {
             hands.reset()
             face.reset()
             return .empty
         }
+        timings.people += 1
         func arm(_ wrist: Int, _ pinky: Int, _ index: Int) -> HandFromPose.Arm {
             let p = person.landmarks
             return .init(wrist: SIMD2(p[wrist].x, p[wrist].y), pinky: SIMD2(p[pinky].x, p[pinky].y),
                          index: SIMD2(p[index].x, p[index].y), wristVisibility: person.visibility[wrist])
         }
         var out = HolisticObservation(body: person)
-        out.leftHand = try hands.process(frame, side: .left, arm: arm(15, 17, 19))
-        out.rightHand = try hands.process(frame, side: .right, arm: arm(16, 18, 20))
+        let left = arm(15, 17, 19), right = arm(16, 18, 20)
+        out.leftHand = try hands.process(frame, side: .left, arm: left)
+        out.rightHand = try hands.process(frame, side: .right, arm: right)
+        timings.arms += [left, right].filter { $0.wristVisibility > hands.minWristVisibility }.count
+        let handsDone = ContinuousClock.now
+        timings.hands += handsDone - bodyDone
         out.face = try face.process(frame, poseFace: person.landmarks[0..<11].map { SIMD2($0.x, $0.y) })
+        timings.face += ContinuousClock.now - handsDone
         return out
     }
 }

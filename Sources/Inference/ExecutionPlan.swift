@@ -3,7 +3,8 @@ import Foundation
 /// A model made ready to run: float16 constants dequantized once, weights packed for the kernels,
 /// shapes checked, ADD and PRELU folded into the convolutions before them where nothing else reads
 /// the intermediate, blocks with large intermediates run over bands of rows, and every activation
-/// given a place in one reused arena. `run` allocates nothing.
+/// given a place in one reused arena. `run` allocates nothing, but for the first run on a share of the
+/// cores (`ThreadShare`) larger than any before: its scratch, and its pool's threads, are made then.
 public final class ExecutionPlan {
     public let model: TFLiteModel
     /// The most threads a run uses: fewer while the process's `ThreadShare` is lower.
@@ -45,7 +46,7 @@ public final class ExecutionPlan {
     /// are not planned (the pose landmark model's segmentation head: 9% of its multiply-adds, but a third
     /// of its time, its 256x256 maps being bound by memory), and the others' values are the same bit for
     /// bit. Nil: every output.
-    public convenience init(model: TFLiteModel, threads: Int = ProcessInfo.processInfo.activeProcessorCount, isa: ISA? = nil,
+    public convenience init(model: TFLiteModel, threads: Int = UsableCores.count, isa: ISA? = nil,
                             sharing: SharedConstants? = nil, fusingBlocks: Bool = true, outputs: Set<Int>? = nil) throws {
         try self.init(model: model, threads: threads, kernels: KernelSelection.kernels(try isa ?? KernelSelection.best()),
                       sharing: sharing, fusingBlocks: fusingBlocks, outputs: outputs)
@@ -114,6 +115,7 @@ public final class ExecutionPlan {
             scratchSlots = share
         }
         pool?.setActive(share - 1)
+        ThreadShare.noteRun(share)
         return RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer, scratchPerThread: scratchPerThread,
                           parallel: Parallel(threads: share, pool: share > 1 ? pool : nil), kernels: kernels)
     }

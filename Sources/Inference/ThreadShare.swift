@@ -18,4 +18,35 @@ public enum ThreadShare {
 
     /// Back to unset: every plan on its own `threads`.
     public static func reset() { value.store(.max, ordering: .relaxed) }
+
+    private static let fewest = Atomic<Int>(.max), most = Atomic<Int>(0)
+
+    /// The fewest and most threads the plans of this process ran on since `resetUsage` (nil: no run since),
+    /// what an extract worker reports for each file.
+    public static var usage: ClosedRange<Int>? {
+        let low = fewest.load(ordering: .relaxed), high = most.load(ordering: .relaxed)
+        return high == 0 ? nil : min(low, high)...high
+    }
+
+    /// Forgets the runs so far (an extract worker, as each file begins).
+    public static func resetUsage() {
+        fewest.store(.max, ordering: .relaxed)
+        most.store(0, ordering: .relaxed)
+    }
+
+    /// A plan ran on `threads` threads. The figures seldom change, so a run usually costs two loads.
+    static func noteRun(_ threads: Int) {
+        var low = fewest.load(ordering: .relaxed)
+        while threads < low {
+            let (done, now) = fewest.compareExchange(expected: low, desired: threads, ordering: .relaxed)
+            if done { break }
+            low = now
+        }
+        var high = most.load(ordering: .relaxed)
+        while threads > high {
+            let (done, now) = most.compareExchange(expected: high, desired: threads, ordering: .relaxed)
+            if done { break }
+            high = now
+        }
+    }
 }

@@ -169,6 +169,8 @@ final class WorkerPool: @unchecked Sendable {
             }
             seen = generation.load(ordering: .acquiring)
             if stopping.load(ordering: .acquiring) { return }
+            // Left out while it waited (the share fell): no part of this task, back to `bench`.
+            if number > active.load(ordering: .acquiring) { continue }
             runClaimedParts()
         }
     }

@@ -73,7 +73,7 @@ struct BenchModels: ParsableCommand {
     }
 
     func run() throws {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = UsableCores.count
         let threadCounts = threads.map { [$0] } ?? Array(Set([1, cores])).sorted()
         let rows = try Bench.measuring { () throws(BenchmarkError) in
             try ModelTiming(models: models, threadCounts: threadCounts, runs: runs, referencePython: reference).measure(rounds: rounds) { event in

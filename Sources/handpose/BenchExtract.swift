@@ -1,6 +1,7 @@
 import ArgumentParser
 import Benchmarks
 import Foundation
+import Inference
 
 struct BenchExtract: ParsableCommand {
     /// The runs of an extraction comparison as a table (`bench extract`, `bench holistic`).
@@ -37,7 +38,7 @@ struct BenchExtract: ParsableCommand {
     var reference: String?
 
     @Option(help: "Worker processes on each side (default: the number of cores).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var jobs = UsableCores.count
 
     @Option(help: "Rounds; each configuration's fastest counts, so a burst of load on a shared machine does not fall on one side only.")
     var rounds = 2
@@ -77,14 +78,16 @@ struct BenchExtract: ParsableCommand {
         }
         print(Self.table(report.runs))
         if reference == nil { print("MediaPipe not run: pass --reference .venv-tasks/bin/python (make bench-setup installs it)") }
-        if let split = report.profile {
-            var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]
-            for s in split.stages {
-                t.append([s.stage, String(format: "%.2f", s.msPerFrame), String(format: "%.1f%%", s.percent)])
-            }
-            print(Table.render(t))
-            print(String(format: "palm model runs a frame: %.2f; landmark model runs a frame: %.2f",
-                         split.palmRunsPerFrame, split.landmarkRunsPerFrame))
+        if let split = report.profile { print(Self.profile(split)) }
+    }
+
+    /// A split by stage (`--profile`) as a table, then how often each gated step ran.
+    static func profile(_ split: BenchJSON.ProfileSplit) -> String {
+        var t = [["stage (1 job, 1 thread)", "ms/frame", "share"]]
+        for s in split.stages {
+            t.append([s.stage, String(format: "%.2f", s.msPerFrame), String(format: "%.1f%%", s.percent)])
         }
+        let runs = split.runsPerFrame.map { String(format: "%@ a frame: %.2f", $0.what, $0.perFrame) }
+        return Table.render(t) + "\n" + runs.joined(separator: "; ")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Benchmarks
 import Foundation
+import Inference
 
 struct BenchHolistic: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +23,7 @@ struct BenchHolistic: ParsableCommand {
     var reference = ".venv-holistic/bin"
 
     @Option(help: "Worker processes on each side (default: the number of cores).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var jobs = UsableCores.count
 
     @Option(help: "Rounds; each configuration's fastest counts.")
     var rounds = 2
@@ -32,6 +33,9 @@ struct BenchHolistic: ParsableCommand {
 
     @Flag(help: "Both sides run the face mesh with attention: extract --refine-face, and pose-format's --additional-config refine_face_landmarks=true.")
     var refineFace = false
+
+    @Flag(help: "Also split handpose's time per frame into decode, colour conversion, the pose, the hands, the face and writing (one job, one engine thread, one decoding thread), with how often the gated models ran.")
+    var profile = false
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -47,7 +51,7 @@ struct BenchHolistic: ParsableCommand {
         let report = try Bench.measuring { () throws(BenchmarkError) in
             let comparison = try HolisticComparison(inputs: inputs, models: try ModelFolder.holisticModels(explicit: models, refineFace: refineFace),
                                                     jobs: jobs, referenceBin: URL(fileURLWithPath: reference), refineFace: refineFace)
-            return try comparison.measure(rounds: rounds) { event in
+            return try comparison.measure(rounds: rounds, profile: profile) { event in
                 if case .extractRun(let round, let run, let seconds) = event, !json {
                     Bench.note(String(format: "  round %d: %@: %.1f s", round, run, seconds))
                 }
@@ -58,5 +62,6 @@ struct BenchHolistic: ParsableCommand {
             return
         }
         print(BenchExtract.table(report.runs))
+        if let split = report.profile { print(BenchExtract.profile(split)) }
     }
 }

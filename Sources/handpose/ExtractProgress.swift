@@ -51,12 +51,13 @@ final class ExtractProgress: @unchecked Sendable {
         }
     }
 
-    /// `threads`: the fewest and most engine threads it ran on (more once other workers had no files left).
-    func done(_ name: String, frames f: Int, hands h: Int, threads: ClosedRange<Int>) {
+    /// `threads`: the fewest and most engine threads its model runs used (more once other workers had no
+    /// file left); nil when no model ran.
+    func done(_ name: String, frames f: Int, hands h: Int, threads: ClosedRange<Int>?) {
         locked {
             doneCount += 1; hands += h
-            let engine = threads.count == 1 ? "\(threads.lowerBound)" : "\(threads.lowerBound)-\(threads.upperBound)"
-            if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands, engine threads \(engine)") }
+            let engine = threads.map { ", engine threads " + ($0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)") } ?? ""
+            if !quiet && !tty { emit("done \(name): \(f) frames, \(h) hands\(engine)") }
         }
     }
 

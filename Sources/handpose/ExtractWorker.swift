@@ -19,6 +19,10 @@ struct ExtractWorker: ParsableCommand {
     /// The models' identity computed once by the supervisor: NAME=SHA256, one per model.
     @Option var modelHash: [String] = []
 
+    func validate() throws {
+        guard threads >= 1, share.map({ $0 >= 1 }) ?? true else { throw ValidationError("--threads and --share must be at least 1") }
+    }
+
     func run() throws {
         try ExtractionWorker.serve(models: URL(fileURLWithPath: models), complexity: complexity, threads: threads,
                                    share: share, decodeThreads: decodeThreads,

@@ -88,9 +88,9 @@ struct ExtractionFlags: ParsableArguments {
     }
 
     // Unconditional: "--jobs -1" reaches validate() (which says what --jobs takes) instead of reading "-1" as a flag.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Files processed at once, each in a worker process (default: the number of cores).",
-                               discussion: "The workers (and those of your other extract and export runs on the machine) share one copy of the packed weights, a file under $HANDPOSE_CACHE/weights (default $XDG_CACHE_HOME/handpose/weights, i.e. ~/.cache/handpose/weights, or /tmp/handpose-<uid>/weights when that is on a network file system), checked byte for byte before use; HANDPOSE_CACHE= (empty) gives each worker its own copy. The folder can be deleted while no handpose runs."))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(parsing: .unconditional, help: ArgumentHelp("Files processed at once, each in a worker process (default: the cores this process may run on: its CPU affinity, as taskset, a cpuset or Slurm sets it, and a cgroup CPU quota).",
+                               discussion: "The workers' engines share those cores: an equal share each, and a worker with no file left lends its cores to those still working, mid-file (the values are the same on any number of threads). The workers (and those of your other extract and export runs on the machine) share one copy of the packed weights, a file under $HANDPOSE_CACHE/weights (default $XDG_CACHE_HOME/handpose/weights, i.e. ~/.cache/handpose/weights, or /tmp/handpose-<uid>/weights when that is on a network file system), checked byte for byte before use; HANDPOSE_CACHE= (empty) gives each worker its own copy. The folder can be deleted while no handpose runs."))
+    var jobs: Int = UsableCores.count
 
     @Option(help: ArgumentHelp("Folder with the .tflite models.",
                                discussion: "Default: $HANDPOSE_MODELS, then <binary>/../share/handpose/models, then $XDG_DATA_HOME/handpose/models, then ./Models."), completion: .directory)

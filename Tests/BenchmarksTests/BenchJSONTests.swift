@@ -33,8 +33,8 @@ final class BenchJSONTests: XCTestCase {
         let report = BenchJSON.ExtractReport(
             runs: [BenchJSON.ExtractRow(run: "handpose, 1 job", frames: 30, seconds: 1.5, fps: 20, cpuMsPerFrame: 40, peakMib: 90,
                                         largestProcessMib: 70, speedup: 1.25)],
-            profile: BenchJSON.ProfileSplit(stages: [.init(stage: "palm model", msPerFrame: 3.5, percent: 25)], palmRunsPerFrame: 1,
-                                            landmarkRunsPerFrame: 1.5))
+            profile: BenchJSON.ProfileSplit(stages: [.init(stage: "palm model", msPerFrame: 3.5, percent: 25)], runsPerFrame: [.init("palm model", perFrame: 1),
+                                                                                                                           .init("landmark model", perFrame: 1.5)]))
         let text = try BenchJSON.text(report)
         let o = try object(text)
         let run = try XCTUnwrap((o["runs"] as? [[String: Any]])?.first, text)
@@ -42,7 +42,9 @@ final class BenchJSONTests: XCTestCase {
         XCTAssertEqual(run["largest_process_mib"] as? Double, 70)
         XCTAssertEqual(run["speedup"] as? Double, 1.25)
         let profile = try XCTUnwrap(o["profile"] as? [String: Any], text)
-        XCTAssertEqual(profile["landmark_runs_per_frame"] as? Double, 1.5)
+        let runs = profile["runs_per_frame"] as? [[String: Any]]
+        XCTAssertEqual(runs?.last?["what"] as? String, "landmark model", text)
+        XCTAssertEqual(runs?.last?["per_frame"] as? Double, 1.5, text)
         XCTAssertEqual((profile["stages"] as? [[String: Any]])?.first?["ms_per_frame"] as? Double, 3.5)
         XCTAssertTrue(text.contains("\n  "), "indented for reading")
     }

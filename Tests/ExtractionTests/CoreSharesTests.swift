@@ -23,4 +23,37 @@ final class CoreSharesTests: XCTestCase {
         shares.leave(2)
         XCTAssertEqual(shares.share(1), 16)
     }
+
+    /// A worker started on a share another worker's leaving has since raised is told at once.
+    func testAWorkerAttachedAfterALeaveIsToldItsNewShare() {
+        final class Heard: ShareListener {
+            var shares: [Int] = []
+            func tell(share: Int) { shares.append(share) }
+        }
+        let shares = CoreShares(cores: 2, slots: 2)
+        let started = shares.share(1)
+        XCTAssertEqual(started, 1)
+        shares.leave(0)
+        let worker = Heard()
+        shares.attach(worker, to: 1, share: started)
+        XCTAssertEqual(worker.shares, [2])
+        let other = Heard()
+        shares.attach(other, to: 1, share: 2)
+        XCTAssertEqual(other.shares, [], "started on its share: nothing to tell")
+    }
+
+    /// Each worker still working is told its new share once when another leaves.
+    func testWorkersStillWorkingAreToldOnce() {
+        final class Heard: ShareListener {
+            var shares: [Int] = []
+            func tell(share: Int) { shares.append(share) }
+        }
+        let shares = CoreShares(cores: 8, slots: 3)
+        let workers = (0..<3).map { _ in Heard() }
+        for (slot, w) in workers.enumerated() { shares.attach(w, to: slot, share: shares.share(slot)) }
+        shares.leave(2)
+        XCTAssertEqual(workers.map(\.shares), [[4], [4], []])
+        shares.leave(0)
+        XCTAssertEqual(workers.map(\.shares), [[4], [4, 8], []])
+    }
 }

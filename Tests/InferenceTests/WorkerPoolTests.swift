@@ -65,14 +65,16 @@ final class WorkerPoolTests: XCTestCase {
             pool.setActive(active)
             let counts = Mutex([Int](repeating: 0, count: 6))
             let threads = Mutex(Set<UInt>())
-            for _ in 0..<500 {
+            for run in 0..<500 {
                 pool.run { part in
                     counts.withLock { $0[part] += 1 }
-                    threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                    // From the tenth task on: a worker left out may still be finishing its claims of the task
+                    // before the share fell, and can take a part of the first one after.
+                    if run >= 10 { threads.withLock { _ = $0.insert(UInt(pthread_self())) } }
                 }
             }
             XCTAssertEqual(counts.withLock { $0 }, (0...5).map { $0 <= active ? 500 : 0 }, "active \(active)")
-            // The caller and at most the workers let in (one left out finishes the task it was in, at most).
+            // The caller and at most the workers let in.
             XCTAssertLessThanOrEqual(threads.withLock { $0.count }, active + 1, "active \(active)")
         }
         XCTAssertEqual(pool.started, 5, "started once each, when first let in")

@@ -144,7 +144,8 @@ final class HolisticParityTests: XCTestCase {
     }
 
     /// `bench holistic` runs handpose and both pose-format commands on the same clip and reports each (with
-    /// `--refine-face`, which only adds the flag to each side's command: the plain runs are `make bench-holistic`'s).
+    /// `--refine-face`, which only adds the flag to each side's command: the plain runs are `make bench-holistic`'s);
+    /// `--profile` splits handpose's frame into the pose, the hands and the face, with how often the gated models ran.
     func testBenchHolisticTimesEverySide() throws {
         let models = try ToolRunner.models()
         _ = try holisticPython()
@@ -154,7 +155,7 @@ final class HolisticParityTests: XCTestCase {
             throw Prerequisite.missing("shared corpus absent")
         }
         let (code, text) = try ToolRunner.run(["bench", "holistic", clip.path, "--reference", ToolRunner.root.appendingPathComponent(".venv-holistic/bin").path,
-                                               "--models", models, "--rounds", "1", "--jobs", "2", "--refine-face", "--json"])
+                                               "--models", models, "--rounds", "1", "--jobs", "2", "--refine-face", "--profile", "--json"])
         XCTAssertEqual(code, 0, text)
         let start = try XCTUnwrap(text.firstIndex(of: "{"), text), end = try XCTUnwrap(text.lastIndex(of: "}"), text)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text[start...end].utf8)) as? [String: Any], text)
@@ -163,6 +164,15 @@ final class HolisticParityTests: XCTestCase {
                                                                 "handpose extract --holistic --refine-face, 1 job", "video_to_pose, once per clip"])
         for run in runs { XCTAssertEqual(run["frames"] as? Int, 9, "\(run)") }
         XCTAssertNotNil(runs[0]["speedup"] as? Double)
+        let profile = try XCTUnwrap(report["profile"] as? [String: Any], text)
+        let stages = profile["stages"] as? [[String: Any]] ?? []
+        func ms(_ prefix: String) -> Double { stages.first { ($0["stage"] as? String ?? "").hasPrefix(prefix) }?["ms_per_frame"] as? Double ?? -1 }
+        for part in ["decode", "pose", "hands", "face", "writing"] { XCTAssertGreaterThan(ms(part), 0, "\(part): \(text)") }
+        XCTAssertGreaterThan(ms("pose"), ms("face"), "the pose's landmark model outweighs the face's detector and mesh: \(text)")
+        let counts = profile["runs_per_frame"] as? [[String: Any]] ?? []
+        func perFrame(_ prefix: String) -> Double { counts.first { ($0["what"] as? String ?? "").hasPrefix(prefix) }?["per_frame"] as? Double ?? -1 }
+        XCTAssertEqual(perFrame("frames with a person"), 1, "the signer is in every frame: \(text)")
+        XCTAssertEqual(perFrame("arms past the gate"), 2, "both of the signer's hands in every frame: \(text)")
     }
 
     /// Every format carries what Holistic found: the keypoint file's faces (468 points, version 3), the

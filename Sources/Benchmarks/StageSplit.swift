@@ -16,7 +16,7 @@ enum StageSplit {
             try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: clip, tracker: tracker, tool: .handpose,
                                            to: target, decodeThreads: 1).profile
         }
-        let t = total.tracker, n = Double(total.frames)
+        let t = total.tracker, n = Double(max(1, total.frames))
         return split([("decode (FFmpeg, own thread)", total.decoding.decode), ("colour conversion to RGB (own thread)", total.decoding.convert),
                       ("letterbox (palm input)", t.letterbox), ("palm model", t.palmModel),
                       ("palm decoding (anchors, NMS)", t.palmDecode), ("crops (landmark input)", t.crop),
@@ -36,12 +36,12 @@ enum StageSplit {
         let settings = ExtractionSettings(holistic: HolisticOptions(refineFace: refineFace))
         let (total, cpu) = try extract(clips, scratch: scratch) { clip, target in
             // Named by the file alone, so that its outputs land in the target's folder.
-            try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: target.deletingPathExtension().deletingPathExtension().lastPathComponent,
+            try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: URL(fileURLWithPath: clip).lastPathComponent,
                                            tracker: tracker, holistic: holistic,
                                            settings: settings, tool: .handpose, formats: [.json, .pose],
                                            root: target.deletingLastPathComponent(), decodeThreads: 1).profile
         }
-        let h = total.holistic, n = Double(total.frames)
+        let h = total.holistic, n = Double(max(1, total.frames))
         return split([("decode (FFmpeg, own thread)", total.decoding.decode), ("colour conversion to RGB (own thread)", total.decoding.convert),
                       ("pose (detector when lost, landmarks, smoothing)", h.body), ("hands (re-crop and landmark models per arm)", h.hands),
                       ("face (detector in its region, mesh)", h.face), ("writing keypoints and .pose", total.writing)],
@@ -58,7 +58,9 @@ enum StageSplit {
         let cpuBefore = MeasuredRun.cpuSecondsOfThisProcess()
         for (i, clip) in clips.enumerated() {
             let folder = scratch.appendingPathComponent("profile-\(i)")
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try attempt({ BenchmarkError.inputs(reason: "cannot prepare \(folder.path): \($0)") }) {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
             let target = folder.appendingPathComponent(URL(fileURLWithPath: clip).lastPathComponent + ".hands.json")
             total.add(try attempt(BenchmarkError.extraction) { try one(clip, target) })
         }

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The cores this process may run on: its CPU affinity (what `taskset`, a cpuset and Slurm's cgroups allow),
-/// capped by a cgroup v2 CPU quota on its cgroup or any above it (`cpu.max`: Kubernetes' CPU limits), at least 1.
-/// Foundation's `activeProcessorCount` counts the machine's online CPUs whatever the process is allowed, so a
-/// 2-CPU Slurm task on a 64-core node planned 64 threads. Read afresh each call: affinity is per thread, and
-/// the caller's is the one that counts.
+/// capped by a cgroup CPU quota on its cgroup or any above it (v2 `cpu.max`, v1 `cpu.cfs_quota_us`: Kubernetes'
+/// CPU limits, Docker's `--cpus`), at least 1. Foundation's `activeProcessorCount` ignores the affinity mask
+/// (under `taskset -c 0` it counts every CPU), so a 2-CPU Slurm task on a 64-core node planned 64 threads.
 public enum UsableCores {
+    /// Read afresh each call: affinity is per thread, and the caller's is the one that counts.
     public static var count: Int {
         let affinity = affinityCount() ?? ProcessInfo.processInfo.activeProcessorCount
         return max(1, min(affinity, quota() ?? .max))
@@ -13,6 +13,7 @@ public enum UsableCores {
 
     /// CPUs in the calling thread's affinity mask; nil when it cannot be read.
     static func affinityCount() -> Int? {
+        #if os(Linux)
         var words = 16  // 1024 CPUs; doubled while the kernel's mask is larger.
         while words <= 1 << 16 {
             var mask = [UInt64](repeating: 0, count: words)
@@ -21,37 +22,61 @@ public enum UsableCores {
             guard errno == EINVAL else { return nil }
             words *= 2
         }
+        #endif
         return nil
     }
 
-    /// The smallest cgroup v2 CPU quota on the way from this process's cgroup to the root, in whole cores
-    /// (rounded up); nil when there is none (no cgroup v2, or `max` everywhere).
+    /// The smallest CPU quota on the way from this process's cgroup to the root, in whole cores (rounded up):
+    /// cgroup v2's `cpu.max`, else v1's `cpu.cfs_quota_us` over `cpu.cfs_period_us`; nil when there is none.
     static func quota() -> Int? {
-        guard let own = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8),
-              let line = own.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) else { return nil }
-        var path = String(line.dropFirst(3))
-        var smallest: Int?
-        while true {
-            let file = "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max"
-            if let text = try? String(contentsOfFile: file, encoding: .utf8), let cores = cores(cpuMax: text) {
-                smallest = min(smallest ?? .max, cores)
-            }
-            guard path != "/", let slash = path.lastIndex(of: "/") else { break }
-            path = slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let text = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        // v2: "0::/path".
+        if let line = lines.first(where: { $0.hasPrefix("0::") }),
+           let v2 = smallest(along: String(line.dropFirst(3)), under: ["/sys/fs/cgroup"], read: { folder in
+               (try? String(contentsOfFile: folder + "/cpu.max", encoding: .utf8)).flatMap { cores(cpuMax: $0) }
+           }) {
+            return v2
         }
-        return smallest
+        // v1: "N:cpu,cpuacct:/path".
+        guard let line = lines.first(where: { $0.split(separator: ":", maxSplits: 2).dropFirst().first?.split(separator: ",").contains("cpu") == true }),
+              let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last else { return nil }
+        return smallest(along: String(path), under: ["/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"]) { folder in
+            guard let quota = try? String(contentsOfFile: folder + "/cpu.cfs_quota_us", encoding: .utf8),
+                  let period = try? String(contentsOfFile: folder + "/cpu.cfs_period_us", encoding: .utf8) else { return nil }
+            return cores(cpuMax: quota.trimmingCharacters(in: .whitespacesAndNewlines) + " " + period)
+        }
     }
 
-    /// `cpu.max`'s "QUOTA PERIOD" in whole cores, rounded up; nil for "max" or anything else.
+    /// The smallest of `read` over the folders of `path` and each folder above it, under each of `roots`; a
+    /// path that leaves its root (`..`, a process outside its cgroup namespace) is not followed.
+    private static func smallest(along path: String, under roots: [String], read: (String) -> Int?) -> Int? {
+        guard !path.split(separator: "/").contains("..") else { return nil }
+        var found: Int?
+        for root in roots {
+            var at = path
+            while true {
+                if let n = read(root + (at == "/" ? "" : at)) { found = min(found ?? .max, n) }
+                guard at != "/", let slash = at.lastIndex(of: "/") else { break }
+                at = slash == at.startIndex ? "/" : String(at[..<slash])
+            }
+        }
+        return found
+    }
+
+    /// A quota and a period ("QUOTA PERIOD", `cpu.max`'s form) in whole cores, rounded up; nil for "max", -1
+    /// (v1's "no quota") or anything else.
     static func cores(cpuMax text: String) -> Int? {
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count == 2, let quota = Int(fields[0]), let period = Int(fields[1]), quota > 0, period > 0 else { return nil }
-        return (quota + period - 1) / period
+        return quota / period + (quota % period == 0 ? 0 : 1)
     }
 }
 
+#if os(Linux)
 /// glibc's sched_getaffinity (<sched.h> with _GNU_SOURCE, which Swift's Glibc module does not export): the
 /// calling thread's mask (pid 0), `size` bytes of it.
 @_silgen_name("sched_getaffinity") func getAffinity(_ pid: Int32, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
 /// Its sibling, for the tests: sets the calling thread's mask.
 @_silgen_name("sched_setaffinity") func setAffinity(_ pid: Int32, _ size: Int, _ mask: UnsafeRawPointer) -> Int32
+#endif

@@ -37,7 +37,7 @@ struct BenchExtract: ParsableCommand {
     @Option(help: "A Python with mediapipe (Tasks) and OpenCV; its MediaPipe version names the rows (make bench-setup puts the newest release in .venv-tasks).")
     var reference: String?
 
-    @Option(help: "Worker processes on each side (default: the number of cores).")
+    @Option(help: "Worker processes on each side (default: the cores this process may run on).")
     var jobs = UsableCores.count
 
     @Option(help: "Rounds; each configuration's fastest counts, so a burst of load on a shared machine does not fall on one side only.")

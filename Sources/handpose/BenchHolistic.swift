@@ -22,7 +22,7 @@ struct BenchHolistic: ParsableCommand {
     @Option(help: "The folder holding pose-format's video_to_pose and videos_to_poses (make holistic-venv: .venv-holistic/bin).")
     var reference = ".venv-holistic/bin"
 
-    @Option(help: "Worker processes on each side (default: the number of cores).")
+    @Option(help: "Worker processes on each side (default: the cores this process may run on).")
     var jobs = UsableCores.count
 
     @Option(help: "Rounds; each configuration's fastest counts.")

@@ -3,6 +3,12 @@ import XCTest
 
 /// The cores dealt among a run's workers, and dealt again among the others when one has no file left.
 final class CoreSharesTests: XCTestCase {
+    /// What a worker heard.
+    final class Heard: ShareListener {
+        var shares: [Int] = []
+        func tell(share: Int) { shares.append(share) }
+    }
+
     func testCoresAreDealtEvenlyWithTheRemainderToTheFirst() {
         XCTAssertEqual(CoreShares.deal(8, among: 3), [3, 3, 2])
         XCTAssertEqual(CoreShares.deal(2, among: 2), [1, 1])
@@ -26,10 +32,6 @@ final class CoreSharesTests: XCTestCase {
 
     /// A worker started on a share another worker's leaving has since raised is told at once.
     func testAWorkerAttachedAfterALeaveIsToldItsNewShare() {
-        final class Heard: ShareListener {
-            var shares: [Int] = []
-            func tell(share: Int) { shares.append(share) }
-        }
         let shares = CoreShares(cores: 2, slots: 2)
         let started = shares.share(1)
         XCTAssertEqual(started, 1)
@@ -44,10 +46,6 @@ final class CoreSharesTests: XCTestCase {
 
     /// Each worker still working is told its new share once when another leaves.
     func testWorkersStillWorkingAreToldOnce() {
-        final class Heard: ShareListener {
-            var shares: [Int] = []
-            func tell(share: Int) { shares.append(share) }
-        }
         let shares = CoreShares(cores: 8, slots: 3)
         let workers = (0..<3).map { _ in Heard() }
         for (slot, w) in workers.enumerated() { shares.attach(w, to: slot, share: shares.share(slot)) }

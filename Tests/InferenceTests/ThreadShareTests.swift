@@ -1,6 +1,5 @@
 import Foundation
 @testable import Inference
-import Synchronization
 import XCTest
 
 /// A plan runs on the process's `ThreadShare` (at most its own threads), read at each run, so an extract
@@ -54,41 +53,5 @@ final class ThreadShareTests: XCTestCase {
         ThreadShare.set(9)
         try plan.run(input)
         XCTAssertEqual(plan.startedWorkers, 3, "never more than the plan's threads")
-    }
-}
-
-/// The cores a process may use: its affinity, capped by a cgroup v2 quota.
-final class UsableCoresTests: XCTestCase {
-    func testAQuotaIsReadInWholeCoresRoundedUp() {
-        XCTAssertEqual(UsableCores.cores(cpuMax: "200000 100000\n"), 2)
-        XCTAssertEqual(UsableCores.cores(cpuMax: "150000 100000"), 2)
-        XCTAssertEqual(UsableCores.cores(cpuMax: "50000 100000"), 1)
-        for none in ["max 100000\n", "", "100000", "x 100000", "0 100000", "100000 0", "-5 100000"] {
-            XCTAssertNil(UsableCores.cores(cpuMax: none), none)
-        }
-    }
-
-    /// A thread allowed one CPU counts one core; the process's own count is at least 1 and at most the machine's.
-    func testTheAffinityMaskIsCounted() throws {
-        let all = UsableCores.count
-        XCTAssertGreaterThanOrEqual(all, 1)
-        XCTAssertLessThanOrEqual(all, ProcessInfo.processInfo.activeProcessorCount)
-        let seen = Mutex<Int?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            // The first CPU this thread may run on, alone.
-            var mask = [UInt8](repeating: 0, count: 1 << 13)
-            guard mask.withUnsafeMutableBytes({ getAffinity(0, $0.count, $0.baseAddress!) }) == 0,
-                  let byte = mask.firstIndex(where: { $0 != 0 }) else { done.signal(); return }
-            let bit = mask[byte].trailingZeroBitCount
-            mask = [UInt8](repeating: 0, count: mask.count)
-            mask[byte] = 1 << bit
-            if mask.withUnsafeBytes({ setAffinity(0, $0.count, $0.baseAddress!) }) == 0 { seen.withLock { $0 = UsableCores.count } }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        let one = try XCTUnwrap(seen.withLock { $0 }, "sched_setaffinity refused one CPU of this thread's own")
-        XCTAssertEqual(one, 1)
     }
 }

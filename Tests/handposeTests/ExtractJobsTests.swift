@@ -1,4 +1,5 @@
 import Foundation
+import Inference
 import Keypoints
 import TestSupport
 import XCTest
@@ -80,7 +81,7 @@ final class ExtractJobsTests: XCTestCase {
     /// outlasts the still (one frame): so it ends on every core; it begins on its half, or on every core if
     /// its worker started after the still's had finished.
     func testAJobWithNoFileLeftLendsItsCoresToTheOthers() throws {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = UsableCores.count
         guard cores >= 2 else {
             print("SKIP: this machine has one CPU core; there is no core to lend")
             throw XCTSkip("this machine has one CPU core")
@@ -117,15 +118,20 @@ final class ExtractJobsTests: XCTestCase {
     }
 
     /// The cores are those the process may run on, not the machine's: under `taskset` to one CPU, one engine
-    /// thread (Foundation's count of online CPUs had planned every core of the machine).
+    /// thread (Foundation's count, which ignores the affinity mask, had planned every core of the machine).
     func testTheCoresAreThoseTheProcessMayRunOn() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else {
-            print("SKIP: no /usr/bin/taskset (util-linux) on this machine")
-            throw XCTSkip("no taskset on this machine")
+            print("SKIP: no /usr/bin/taskset (util-linux)")
+            throw Prerequisite.missing("taskset (util-linux)")
         }
+        // The first CPU this process may run on (CPU 0 may not be among them: a cpuset, a Slurm step).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let allowed = status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }
+        let cpu = try XCTUnwrap(allowed?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+            .split(whereSeparator: { $0 == "," || $0 == "-" }).first.map(String.init), status)
         let models = try ToolRunner.models()
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("handpose").path
-        let (code, text) = try ToolRunner.process("/usr/bin/taskset", ["-c", "0", binary, "extract", "Samples/actions/grab_0.mp4",
+        let (code, text) = try ToolRunner.process("/usr/bin/taskset", ["-c", cpu, binary, "extract", "Samples/actions/grab_0.mp4",
                                                                        "-o", dir.appendingPathComponent("one-cpu").path, "--models", models])
         XCTAssertEqual(code, 0, text)
         XCTAssertTrue(text.contains("done grab_0.mp4: 30 frames"), text)

@@ -168,7 +168,6 @@ final class HolisticParityTests: XCTestCase {
         let stages = profile["stages"] as? [[String: Any]] ?? []
         func ms(_ prefix: String) -> Double { stages.first { ($0["stage"] as? String ?? "").hasPrefix(prefix) }?["ms_per_frame"] as? Double ?? -1 }
         for part in ["decode", "pose", "hands", "face", "writing"] { XCTAssertGreaterThan(ms(part), 0, "\(part): \(text)") }
-        XCTAssertGreaterThan(ms("pose"), ms("face"), "the pose's landmark model outweighs the face's detector and mesh: \(text)")
         let counts = profile["runs_per_frame"] as? [[String: Any]] ?? []
         func perFrame(_ prefix: String) -> Double { counts.first { ($0["what"] as? String ?? "").hasPrefix(prefix) }?["per_frame"] as? Double ?? -1 }
         XCTAssertEqual(perFrame("frames with a person"), 1, "the signer is in every frame: \(text)")

@@ -24,6 +24,8 @@ public final class HandFromPose {
     /// hand_visibility_from_hand_landmarks_from_pose: the wrist's (smoothed) visibility must exceed 0.1.
     public var minWristVisibility: Float = 0.1
     public var minPresence: Float = 0.5
+    /// Arms that passed the gate so far, each a re-crop and a landmark run (`bench holistic --profile`).
+    public private(set) var arms = 0
 
     /// `recropModel`: `hand_recrop.tflite`; `landmarkModel`: `hand_landmark_full.tflite`.
     public init(recropModel: TFLiteModel, landmarkModel: TFLiteModel, threads: Int = 1, sharing: SharedConstants? = nil) throws {
@@ -50,6 +52,7 @@ public final class HandFromPose {
     /// The hand at the end of `arm` (the person's `side`), or nil.
     public func process(_ frame: VideoFrame, side: Chirality, arm: Arm) throws -> HandObservation? {
         guard arm.wristVisibility > minWristVisibility else { previous[side] = nil; return nil }
+        arms += 1
         let W = frame.width, H = frame.height
         let size = SIMD2(Float(W), Float(H))
         // hand_detections_from_pose_to_rects: centred on (2 index + pinky) / 3, twice its distance from the

@@ -115,10 +115,10 @@ public final class HolisticTracker {
                          index: SIMD2(p[index].x, p[index].y), wristVisibility: person.visibility[wrist])
         }
         var out = HolisticObservation(body: person)
-        let left = arm(15, 17, 19), right = arm(16, 18, 20)
-        out.leftHand = try hands.process(frame, side: .left, arm: left)
-        out.rightHand = try hands.process(frame, side: .right, arm: right)
-        timings.arms += [left, right].filter { $0.wristVisibility > hands.minWristVisibility }.count
+        let armsBefore = hands.arms
+        out.leftHand = try hands.process(frame, side: .left, arm: arm(15, 17, 19))
+        out.rightHand = try hands.process(frame, side: .right, arm: arm(16, 18, 20))
+        timings.arms += hands.arms - armsBefore
         let handsDone = ContinuousClock.now
         timings.hands += handsDone - bodyDone
         out.face = try face.process(frame, poseFace: person.landmarks[0..<11].map { SIMD2($0.x, $0.y) })

@@ -95,9 +95,8 @@ public final class ExecutionPlan {
         let input = model.inputs[0]
         let expected = model.tensors[input].count
         guard values.count == expected else { throw InferenceError.inputSize(expected: expected, got: values.count) }
-        let ctx = context()
         // Workers asleep since the last run wake while the input is copied (WorkerPool.wake).
-        if ctx.parallel.pool != nil { pool?.wake() }
+        let ctx = context()
         (arena.pointer + offsets[input]).update(from: values.baseAddress!, count: expected)
         for step in steps { step.run(ctx) }
         pool?.park()
@@ -107,7 +106,7 @@ public final class ExecutionPlan {
     var startedWorkers: Int { pool?.started ?? 0 }
 
     /// A run's context on the threads the process's share allows now (at most `threads`), the pool's
-    /// workers and the scratch made to match.
+    /// workers and the scratch made to match; the workers taking part are woken.
     private func context() -> RunContext {
         let share = min(threads, ThreadShare.current)
         if share > scratchSlots {
@@ -115,6 +114,7 @@ public final class ExecutionPlan {
             scratchSlots = share
         }
         pool?.setActive(share - 1)
+        if share > 1 { pool?.wake() }
         ThreadShare.noteRun(share)
         return RunContext(arena: arena.pointer, offsets: offsets, scratch: scratch.pointer, scratchPerThread: scratchPerThread,
                           parallel: Parallel(threads: share, pool: share > 1 ? pool : nil), kernels: kernels)
@@ -124,7 +124,6 @@ public final class ExecutionPlan {
     public func profile(_ values: [Float]) throws -> [(step: String, ms: Double)] {
         try run(values)
         let ctx = context()
-        if ctx.parallel.pool != nil { pool?.wake() }
         defer { pool?.park() }
         return steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds

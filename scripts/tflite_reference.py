@@ -3,6 +3,11 @@
 
   run MODEL INPUT.f32 OUTDIR    run once on raw float32 input; write OUTDIR/<i>.f32 for each output
   bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms, times_ms}
+  serve                         read one JSON request a line, {"model", "threads", "runs"}, and answer each with
+                                a line as bench prints it; each model and thread count is loaded (and run 3 times)
+                                once, and every request runs it once untimed first. `bench models` keeps one
+                                server for its whole measurement, so that its runs and ours can alternate in
+                                short turns.
 """
 import json, sys, time
 import numpy as np
@@ -12,6 +17,23 @@ def load(model, threads=1):
     it = Interpreter(model_path=model, num_threads=threads)
     it.allocate_tensors()
     return it
+
+def prepared(model, threads):
+    """The interpreter on random input, run 3 times."""
+    it = load(model, threads)
+    d = it.get_input_details()[0]
+    it.set_tensor(d["index"], np.random.default_rng(0).random(d["shape"], dtype=np.float32))
+    for _ in range(3):
+        it.invoke()
+    return it
+
+def timed(it, runs):
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter(); it.invoke(); times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    return {"median_ms": times[len(times) // 2], "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))],
+            "times_ms": times}
 
 def main():
     cmd = sys.argv[1]
@@ -26,17 +48,17 @@ def main():
             it.get_tensor(o["index"]).astype(np.float32).tofile(f"{outdir}/{i}.f32")
     elif cmd == "bench":
         model, threads, runs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        it = load(model, threads)
-        d = it.get_input_details()[0]
-        it.set_tensor(d["index"], np.random.default_rng(0).random(d["shape"], dtype=np.float32))
-        for _ in range(3):
+        print(json.dumps(timed(prepared(model, threads), runs)))
+    elif cmd == "serve":
+        loaded = {}
+        for line in sys.stdin:
+            request = json.loads(line)
+            key = (request["model"], int(request["threads"]))
+            if key not in loaded:
+                loaded[key] = prepared(*key)
+            it = loaded[key]
             it.invoke()
-        times = []
-        for _ in range(runs):
-            t = time.perf_counter(); it.invoke(); times.append((time.perf_counter() - t) * 1000)
-        times.sort()
-        print(json.dumps({"median_ms": times[len(times) // 2], "p90_ms": times[min(len(times) - 1, int(len(times) * 0.9))],
-                          "times_ms": times}))
+            print(json.dumps(timed(it, int(request["runs"]))), flush=True)
     else:
         sys.exit(f"unknown command {cmd}")
 

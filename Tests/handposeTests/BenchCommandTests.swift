@@ -41,6 +41,40 @@ final class BenchCommandTests: XCTestCase {
     }
 }
 
+/// `bench models` times every model beside the official interpreter, their runs alternating in turns (one
+/// reference process for the whole measurement); a turn shorter than the others is timed too.
+final class BenchModelsCommandTests: XCTestCase {
+    func testEveryModelIsTimedBesideXNNPACK() throws {
+        let models = try ToolRunner.models()
+        let python = ToolRunner.root.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("SKIP: \(python) is absent; run `make setup` for the TFLite reference interpreter")
+            throw Prerequisite.missing("no reference interpreter at \(python)")
+        }
+        let (code, text) = try ToolRunner.run(["bench", "models", "--runs", "7", "--rounds", "2", "--threads", "1", "--models", models,
+                                               "--reference", python, "--json"])
+        XCTAssertEqual(code, 0, text)
+        XCTAssertFalse(text.contains("reference interpreter not run"), text)
+        guard let start = text.firstIndex(of: "["),
+              let rows = try JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [[String: Any]] else {
+            return XCTFail("no JSON rows: \(text.suffix(2000))")
+        }
+        XCTAssertEqual(rows.map { $0["model"] as? String ?? "" }, ["palm_detection_full", "hand_landmark_full", "palm_detection_lite",
+                                                                   "hand_landmark_lite", "pose_detection", "pose_landmark_full",
+                                                                   "hand_recrop", "face_detection_short_range", "face_landmark"])
+        for row in rows {
+            let ours = row["median_ms"] as? Double ?? 0, theirs = row["xnnpack_median_ms"] as? Double ?? 0
+            XCTAssertGreaterThan(ours, 0, "\(row)")
+            XCTAssertGreaterThan(theirs, 0, "\(row)")
+            XCTAssertEqual(row["ratio"] as? Double ?? 0, ours / theirs, accuracy: 1e-9, "\(row)")
+            let p10 = row["xnnpack_round_p10_ms"] as? Double ?? 0, p90 = row["xnnpack_round_p90_ms"] as? Double ?? 0
+            XCTAssertGreaterThan(p10, 0, "\(row)")
+            XCTAssertLessThanOrEqual(p10, p90, "\(row)")
+            XCTAssertGreaterThanOrEqual(row["worst_round_ratio"] as? Double ?? 0, (row["round_p10_ms"] as? Double ?? 0) / p90 * 0.999, "\(row)")
+        }
+    }
+}
+
 /// `bench` finds its reference scripts beside an installed binary (where `make install` copies them),
 /// not only in the folder it is run from, and names every place looked when they are in neither.
 final class BenchScriptsCommandTests: XCTestCase {

@@ -31,3 +31,13 @@ static inline __attribute__((always_inline)) handpose_float16 handpose_prelu16(h
     handpose_float16 zero = 0;
     return handpose_select16(v < zero, v * alpha, v);
 }
+
+// An 8-float store at any address, one unaligned vector move (two on the baseline target). Swift's own
+// `storeBytes(of:as:)` of a SIMD8 stays an out-of-line generic call, which made `store8` store lane by lane
+// wherever a row is not 32-byte aligned (outputs of 28, 36, 42 or 39 channels: every other row).
+typedef float handpose_float8 __attribute__((ext_vector_type(8)));
+typedef float handpose_float8_unaligned __attribute__((ext_vector_type(8), aligned(4)));
+
+static inline __attribute__((always_inline)) void handpose_store8(float *p, handpose_float8 v) {
+    *(handpose_float8_unaligned *)p = v;
+}

@@ -74,17 +74,11 @@ func load8(_ p: UnsafePointer<Float>) -> Float8 {
     UnsafeRawPointer(p).loadUnaligned(as: Float8.self)
 }
 
-/// 8-float store. `storeBytes` and `copyMemory` for SIMD8 stay out-of-line calls, so aligned
-/// addresses (every channel block of an arena tensor whose channel count is a multiple of 8)
-/// store through a rebound pointer, one vector move; others store lane by lane.
-@inline(__always)
+/// 8-float store at any address, one vector move (`handpose_store8`: Swift's `storeBytes` and
+/// `copyMemory` for SIMD8 stay out-of-line calls).
+@_transparent
 func store8(_ v: Float8, _ p: UnsafeMutablePointer<Float>) {
-    if Int(bitPattern: p) & 31 == 0 {
-        p.withMemoryRebound(to: Float8.self, capacity: 1) { $0.pointee = v }
-    } else {
-        p[0] = v[0]; p[1] = v[1]; p[2] = v[2]; p[3] = v[3]
-        p[4] = v[4]; p[5] = v[5]; p[6] = v[6]; p[7] = v[7]
-    }
+    handpose_store8(p, v)
 }
 
 /// A width of float vector as the depthwise kernels use it, so one body serves 8-wide (AVX2, baseline)

@@ -3,13 +3,15 @@
 
   run MODEL INPUT.f32 OUTDIR    run once on raw float32 input; write OUTDIR/<i>.f32 for each output
   bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms, times_ms}
+                                (for timing by hand)
   serve                         read one JSON request a line, {"model", "threads", "runs"}, and answer each with
-                                a line as bench prints it; each model and thread count is loaded (and run 3 times)
-                                once, and every request runs it once untimed first. `bench models` keeps one
-                                server for its whole measurement, so that its runs and ours can alternate in
-                                short turns.
+                                a line as bench prints it, or {"error": ...} when that model cannot be timed; each
+                                model and thread count is loaded (and run 3 times) once, and every request runs it
+                                once untimed first. `bench models` keeps one server for its whole measurement, so
+                                that its runs and ours can alternate in short turns. Only answers go to standard
+                                output: anything else printed there (a library's notes) goes to standard error.
 """
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter
 
@@ -50,15 +52,23 @@ def main():
         model, threads, runs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
         print(json.dumps(timed(prepared(model, threads), runs)))
     elif cmd == "serve":
+        answers = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
         loaded = {}
         for line in sys.stdin:
-            request = json.loads(line)
-            key = (request["model"], int(request["threads"]))
-            if key not in loaded:
-                loaded[key] = prepared(*key)
-            it = loaded[key]
-            it.invoke()
-            print(json.dumps(timed(it, int(request["runs"]))), flush=True)
+            try:
+                request = json.loads(line)
+                key = (request["model"], int(request["threads"]))
+                if key not in loaded:
+                    loaded[key] = prepared(*key)
+                it = loaded[key]
+                it.invoke()
+                answer = timed(it, int(request["runs"]))
+            except Exception as e:
+                answer = {"error": f"{type(e).__name__}: {e}"}
+            answers.write(json.dumps(answer) + "\n")
+            answers.flush()
     else:
         sys.exit(f"unknown command {cmd}")
 

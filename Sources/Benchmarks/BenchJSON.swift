@@ -135,14 +135,6 @@ public enum BenchJSON {
         }
     }
 
-    /// `scripts/tflite_reference.py bench`: the official interpreter's times.
-    struct ReferenceTiming: Codable {
-        var medianMs: Double
-        var p90Ms: Double
-        /// Every timed run's milliseconds.
-        var timesMs: [Double]?
-    }
-
     /// `scripts/mediapipe_bench.py`: what MediaPipe read and found, to check the runs are comparable.
     struct ReferenceCounts: Codable {
         var frames: Int

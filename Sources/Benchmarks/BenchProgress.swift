@@ -3,8 +3,6 @@
 public enum BenchProgress: Sendable, Equatable {
     /// `bench models`: one model on one thread count timed in round `round` (from 1), its median.
     case modelTimed(round: Int, model: String, threads: Int, medianMs: Double)
-    /// The reference interpreter could not be started; its columns stay empty.
-    case referenceNotRun(reason: String)
     /// `bench extract`: one configuration run in round `round` (from 1), its wall clock.
     case extractRun(round: Int, run: String, seconds: Double)
 }

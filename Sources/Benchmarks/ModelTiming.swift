@@ -50,24 +50,20 @@ public struct ModelTiming {
     }
 
     /// Runs of one side before the other side's turn.
-    static let turn = 5
+    public static let turn = 5
 
     /// Times every model and thread count in each of `rounds` rounds. Within a round each model and thread
     /// count is timed in turns of `turn` runs, ours and the reference's alternating (each turn after one
     /// untimed run), so a burst of load on a shared machine, which lasts longer than a turn, falls on both
     /// sides alike; and the rounds of one model lie seconds apart, so such a burst cannot fall on all of them.
+    /// A reference that fails (`ReferenceServer`) fails the measurement.
     /// Each row holds the median and p90 of every run of every round, the p10 and p90 of the rounds' medians
     /// (how much a round's figure moves), and the worst round's ratio.
     public func measure(rounds: Int, progress: (BenchProgress) -> Void) throws(BenchmarkError) -> [BenchJSON.ModelRow] {
         var ours = [[Double]](repeating: [], count: cases.count), ourRounds = ours
         var ref = [[Double]](repeating: [], count: cases.count), refRounds = ref
         var ratios = [[Double]](repeating: [], count: cases.count)
-        var server: ReferenceServer?
-        if let reference {
-            do { server = try ReferenceServer(python: reference.python, script: reference.script) } catch {
-                progress(.referenceNotRun(reason: "\(error)"))
-            }
-        }
+        let server = try reference.map { (r) throws(BenchmarkError) in try ReferenceServer(python: r.python, script: r.script) }
         defer { server?.close() }
         for round in 0..<rounds {
             for (i, c) in cases.enumerated() {
@@ -84,14 +80,7 @@ public struct ModelTiming {
                             times.append(milliseconds(since: start))
                         }
                     }
-                    if let s = server {
-                        if let t = s.times(model: c.path, threads: c.threads, runs: n) { referenceTimes += t } else {
-                            progress(.referenceNotRun(reason: s.failure))
-                            s.close()
-                            server = nil
-                            referenceTimes = []
-                        }
-                    }
+                    if let server { referenceTimes += try server.times(model: c.path, threads: c.threads, runs: n) }
                 }
                 let median = Timings(times).median
                 ours[i] += times
@@ -119,85 +108,4 @@ public struct ModelTiming {
         }
     }
 
-}
-
-/// The official interpreter (`tflite_reference.py serve`) in a process of its own for the whole measurement:
-/// each model is loaded once, and a turn of its runs costs a line each way.
-private final class ReferenceServer {
-    private let process = Process()
-    private let requests: FileHandle
-    private let answers: FileHandle
-    private var buffered = Data()
-    /// The server's standard error (TFLite's notes; a Python traceback when it fails), for `failure`.
-    private let log: URL
-    /// Why the last request failed.
-    private(set) var failure = ""
-
-    /// A server that ends early must not end this process: SIGPIPE is ignored, and a request then fails.
-    init(python: String, script: URL) throws {
-        signal(SIGPIPE, SIG_IGN)
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, "serve"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("handpose-reference-\(getpid())-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path]) }
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        requests = input.fileHandleForWriting
-        answers = output.fileHandleForReading
-    }
-
-    /// The milliseconds of `runs` timed runs of `model` on `threads` threads, or nil (`failure` says why).
-    func times(model: String, threads: Int, runs: Int) -> [Double]? {
-        struct Request: Encodable { var model: String; var threads: Int; var runs: Int }
-        do {
-            var line = try JSONEncoder().encode(Request(model: model, threads: threads, runs: runs))
-            line.append(0x0A)
-            try requests.write(contentsOf: line)
-        } catch {
-            failure = "\(process.executableURL?.path ?? "python") \(process.arguments?.first ?? "") ended before it took a request\(said())"
-            return nil
-        }
-        guard let answer = readLine() else {
-            failure = "\(process.executableURL?.path ?? "python") ended without timing \(model)\(said())"
-            return nil
-        }
-        guard let timing = try? BenchJSON.decoder.decode(BenchJSON.ReferenceTiming.self, from: answer),
-              let times = timing.timesMs, times.count == runs else {
-            failure = "the reference interpreter's answer for \(model) is not its timing: \(String(decoding: answer.prefix(200), as: UTF8.self))"
-            return nil
-        }
-        return times
-    }
-
-    /// The last lines the server wrote to its standard error other than TFLite's notes, after a colon, or nothing.
-    private func said() -> String {
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("INFO:") }.suffix(3)
-        return lines.isEmpty ? "" : ": " + lines.joined(separator: " / ")
-    }
-
-    /// The next line of the answers, or nil at their end.
-    private func readLine() -> Data? {
-        while true {
-            if let end = buffered.firstIndex(of: 0x0A) {
-                let line = buffered[buffered.startIndex..<end]
-                buffered = Data(buffered[(end + 1)...])
-                return Data(line)
-            }
-            let chunk = answers.availableData
-            if chunk.isEmpty { return nil }
-            buffered.append(chunk)
-        }
-    }
-
-    /// Ends the server: its input closed, then (if it has not ended by then) terminated; waits for it.
-    func close() {
-        try? requests.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: log)
-    }
 }

@@ -34,7 +34,8 @@ static inline __attribute__((always_inline)) handpose_float16 handpose_prelu16(h
 
 // An 8-float store at any address, one unaligned vector move (two on the baseline target). Swift's own
 // `storeBytes(of:as:)` of a SIMD8 stays an out-of-line generic call, which made `store8` store lane by lane
-// wherever a row is not 32-byte aligned (outputs of 28, 36, 42 or 39 channels: every other row).
+// wherever a row is not 32-byte aligned (outputs of 28 or 36 channels: every other row; 42: three in four;
+// 39: seven in eight).
 typedef float handpose_float8 __attribute__((ext_vector_type(8)));
 typedef float handpose_float8_unaligned __attribute__((ext_vector_type(8), aligned(4)));
 

@@ -92,30 +92,29 @@ enum Tile {
         store8(x, c + (row &* ldc &+ col))
     }
 
-    /// A partial panel (the last of a layer whose width is not a multiple of 16), only `width` columns
-    /// touched. Nine to fifteen columns (BlazeFace's 28 and 42, the pose heatmap's 39): the first eight as a
+    /// A partial panel (the last of a layer whose width is not a multiple of 16), only `width` (1...15) columns
+    /// touched. Nine to fifteen columns (BlazeFace's 28 = 16 + 12 and 42 = 32 + 10): the first eight as a
     /// vector, then the last eight as another, which overlaps it. The overlapped columns are written twice
     /// with the same value: a column's epilogue reads its own residual and slope, and no step's output is
     /// its residual or its input (`ExecutionPlan.assignArena` never places tensors live in one step
-    /// together). One to seven columns, one value at a time. Out of line: a tile's full stores stay inline.
+    /// together). Eight columns, one vector; one to seven (the pose heatmap's 39 = 32 + 7), one value at a
+    /// time. Out of line: a tile's full stores stay inline.
     @inline(never)
     static func storePartial(_ v0: Float8, _ v1: Float8, row: Int, col: Int, width: Int,
                       c: UnsafeMutablePointer<Float>, ldc: Int, epilogue: VectorEpilogue) {
+        assert(width > 0 && width < 16)
         let out = c + row * ldc + col
-        var j = 0
         if width >= 8 {
             store8(epilogue.apply(v0, row: row, column: col, ldc: ldc), out)
             if width > 8 {
-                // Columns width - 8 ..< width of the sixteen, read back from the stack as one vector.
-                var both = (v0, v1)
-                let last = withUnsafeBytes(of: &both) { load8($0.baseAddress!.assumingMemoryBound(to: Float.self) + (width &- 8)) }
+                // Columns width - 8 ..< width of the sixteen.
+                let last = withUnsafeBytes(of: (v0, v1)) { $0.loadUnaligned(fromByteOffset: (width &- 8) &* 4, as: Float8.self) }
                 store8(epilogue.apply(last, row: row, column: col &+ width &- 8, ldc: ldc), out + (width &- 8))
             }
             return
         }
-        while j < width {
-            out[j] = epilogue.epilogue.apply(j < 8 ? v0[j] : v1[j - 8], row: row, column: col + j, ldc: ldc)
-            j += 1
+        for j in 0..<width {
+            out[j] = epilogue.epilogue.apply(v0[j], row: row, column: col + j, ldc: ldc)
         }
     }
 

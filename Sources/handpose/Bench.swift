@@ -52,10 +52,10 @@ struct BenchModels: ParsableCommand {
     @Option(help: "Only this thread count (default: 1 and all cores).")
     var threads: Int?
 
-    @Option(help: "Timed runs per model and thread count in each round (after 3 warm-up runs), in turns of 5, ours and the reference's alternating, each turn after one untimed run.")
+    @Option(help: "Timed runs per model and thread count in each round (after 3 warm-up runs), in turns of \(ModelTiming.turn), ours and the reference's alternating, each turn after one untimed run.")
     var runs = 30
 
-    @Option(help: "Rounds; each times every model and thread count in turn, so a burst of load on a shared machine falls on both sides alike (their turns alternate every 5 runs) and not on every round of one model; the spread of the rounds' medians is reported.")
+    @Option(help: "Rounds; each times every model and thread count in turn, so a burst of load on a shared machine falls on both sides alike (their turns alternate every \(ModelTiming.turn) runs) and not on every round of one model; the spread of the rounds' medians is reported.")
     var rounds = 3
 
     @Option(help: "Folder with the .tflite files (default: as extract looks for them).")
@@ -80,8 +80,6 @@ struct BenchModels: ParsableCommand {
                 switch event {
                 case .modelTimed(let round, let model, let threads, let median) where !json:
                     Bench.note("  round \(round): \(model) threads=\(threads): \(String(format: "%.2f", median)) ms")
-                case .referenceNotRun(let reason):
-                    Bench.note("reference interpreter not run: \(reason)")
                 default:
                     break
                 }

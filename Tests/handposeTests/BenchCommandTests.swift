@@ -73,6 +73,36 @@ final class BenchModelsCommandTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(row["worst_round_ratio"] as? Double ?? 0, (row["round_p10_ms"] as? Double ?? 0) / p90 * 0.999, "\(row)")
         }
     }
+
+    /// A reference that fails, at its start or on one model, fails the run (no table with a side missing or
+    /// from fewer rounds), quoting what it said; a line other than an answer on its output is refused too.
+    func testAFailingReferenceFailsTheRunAndIsQuoted() throws {
+        let models = try ToolRunner.models()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-reference-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func stub(_ name: String, _ body: String) throws -> String {
+            let url = dir.appendingPathComponent(name)
+            try ("#!/bin/sh\n" + body).write(to: url, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+            return url.path
+        }
+        let cases = [
+            (try stub("traceback", "echo 'Traceback (most recent call last): ModuleNotFoundError: ai_edge_litert' >&2\nexit 1\n"),
+             "; it said: Traceback (most recent call last): ModuleNotFoundError: ai_edge_litert"),
+            (try stub("refuses", "read line\necho '{\"error\": \"ValueError: no such op\"}'\nsleep 1\n"),
+             "it could not time "),
+            (try stub("chatty", "read line\necho 'loading...'\nsleep 1\n"), "is not a timing: loading..."),
+        ]
+        for (python, expected) in cases {
+            let (code, text) = try ToolRunner.run(["bench", "models", "--runs", "1", "--rounds", "1", "--threads", "1", "--models", models,
+                                                   "--reference", python])
+            XCTAssertEqual(code, 3, "\(python): \(text)")
+            XCTAssertTrue(text.contains("--reference \(python) cannot be run ("), text)
+            XCTAssertTrue(text.contains(expected), "\(python): \(text)")
+            XCTAssertFalse(text.contains("palm_detection_full  "), "no table: \(text)")
+        }
+    }
 }
 
 /// `bench` finds its reference scripts beside an installed binary (where `make install` copies them),
@@ -90,8 +120,8 @@ final class BenchScriptsCommandTests: XCTestCase {
         try fm.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let binary = prefix.appendingPathComponent("bin/handpose")
         try fm.copyItem(at: built, to: binary)
-        // The reference Python is never reached when the script is missing; when found, a Python that
-        // fails (false) leaves the XNNPACK columns empty and the run succeeds.
+        // The reference Python is never reached when the script is missing; when found, it is started with
+        // the installed script, and a Python that fails (false) fails the run, naming both.
         let arguments = ["bench", "models", "--runs", "1", "--rounds", "1", "--threads", "1", "--models", models, "--reference", "/bin/false"]
         func run() throws -> (Int32, String) {
             let p = Process()
@@ -118,8 +148,8 @@ final class BenchScriptsCommandTests: XCTestCase {
         try fm.copyItem(at: ToolRunner.root.appendingPathComponent("scripts/tflite_reference.py"),
                         to: installed.appendingPathComponent("tflite_reference.py"))
         (code, text) = try run()
-        XCTAssertEqual(code, 0, text)
-        XCTAssertTrue(text.contains("hand_landmark_full"), text)
+        XCTAssertEqual(code, 3, text)
+        XCTAssertTrue(text.contains("--reference /bin/false cannot be run (\(installed.appendingPathComponent("tflite_reference.py").path) serve: it ended"), text)
     }
 }
 

@@ -2,10 +2,9 @@
 """Reference runs of the official TFLite interpreter (ai-edge-litert), for parity tests and benchmarks.
 
   run MODEL INPUT.f32 OUTDIR    run once on raw float32 input; write OUTDIR/<i>.f32 for each output
-  bench MODEL THREADS RUNS      time RUNS runs with XNNPACK on THREADS threads; print JSON {median_ms, p90_ms, times_ms}
-                                (for timing by hand)
   serve                         read one JSON request a line, {"model", "threads", "runs"}, and answer each with
-                                a line as bench prints it, or {"error": ...} when that model cannot be timed; each
+                                a line {median_ms, p90_ms, times_ms} (RUNS runs with XNNPACK on THREADS threads),
+                                or {"error": ...} when that model cannot be timed; each
                                 model and thread count is loaded (and run 3 times) once, and every request runs it
                                 once untimed first. `bench models` keeps one server for its whole measurement, so
                                 that its runs and ours can alternate in short turns. Only answers go to standard
@@ -48,9 +47,6 @@ def main():
         it.invoke()
         for i, o in enumerate(it.get_output_details()):
             it.get_tensor(o["index"]).astype(np.float32).tofile(f"{outdir}/{i}.f32")
-    elif cmd == "bench":
-        model, threads, runs = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-        print(json.dumps(timed(prepared(model, threads), runs)))
     elif cmd == "serve":
         answers = os.fdopen(os.dup(1), "w")
         os.dup2(2, 1)

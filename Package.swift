@@ -88,7 +88,9 @@ let package = Package(
         // The floor every landmarker stands on, as MediaPipe's shared calculators: SSD anchors and decoding,
         // weighted non-max suppression, letterbox removal, regions of interest and their crops, model files
         // and their identity, and the tracked frame that smoothing, completion and extraction share.
-        .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "Keypoints", .product(name: "Crypto", package: "swift-crypto")]),
+        // OpenCV's fixed-point warp with the CPU's gathers (AVX2, AVX-512), for the crops: Swift cannot emit a gather.
+        .target(name: "CCrop"),
+        .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "Keypoints", "CCrop", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine and floor, beside the hands.
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
@@ -129,7 +131,7 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support", "FileSystem"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "InferenceTests", dependencies: ["TestSupport", "Inference", "Landmarking", "HandLandmarks", "FaceLandmarks", "VideoIO"] + testOnlyVariants.map { .target(name: $0.name) }),
-        .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "VideoIO"]),
+        .testTarget(name: "LandmarkingTests", dependencies: ["Landmarking", "CCrop", "VideoIO"]),
         .testTarget(name: "HandLandmarksTests", dependencies: ["HandLandmarks", "Landmarking", "VideoIO"]),
         .testTarget(name: "BodyLandmarksTests", dependencies: ["BodyLandmarks", "Landmarking", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnnotationsTests", dependencies: [

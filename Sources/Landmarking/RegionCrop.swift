@@ -1,4 +1,6 @@
+import CCrop
 import Foundation
+import Inference
 import VideoIO
 
 /// Cuts a rotated region out of a frame into a model's input tensor: RGB floats in [0, 1], NHWC.
@@ -11,18 +13,65 @@ import VideoIO
 public enum RegionCrop {
     public enum Border: Sendable { case zero, replicate }
 
-    /// Fills `tensor` (`size * size * 3` floats).
-    public static func sample(_ frame: VideoFrame, region: RegionOfInterest, size: Int, border: Border,
-                              into tensor: UnsafeMutablePointer<Float>) {
+    /// How a crop is computed: the same bits each way. `perPixel` is Swift, one tensor pixel at a time;
+    /// `avx2` and `avx512` are C (`CCrop`), 8 or 16 pixels at a time with the CPU's gathers.
+    enum Sampler: CaseIterable, Sendable { case perPixel, avx2, avx512 }
+
+    /// The fastest sampler this CPU runs, under the kernels' cap (`HANDPOSE_MAX_ISA`), chosen once.
+    static let fastest: Sampler = {
+        #if arch(x86_64)
+        switch (try? KernelSelection.best()) ?? .baseline {
+        case .avx512: return .avx512
+        case .avx2: return .avx2
+        default: return .perPixel
+        }
+        #else
+        return .perPixel
+        #endif
+    }()
+
+    /// The samplers this CPU runs (the cap not applied: tests run them all).
+    static var runnable: [Sampler] {
+        #if arch(x86_64)
+        let isas = KernelSelection.runnable
+        return [.perPixel] + (isas.contains(.avx2) ? [.avx2] : []) + (isas.contains(.avx512) ? [.avx512] : [])
+        #else
+        return [.perPixel]
+        #endif
+    }
+
+    /// Where tensor pixel (u, v) reads the frame: `origin + u * du + v * dv`, in frame pixels.
+    static func placement(_ frame: VideoFrame, region: RegionOfInterest, size: Int) -> (origin: SIMD2<Float>, du: SIMD2<Float>, dv: SIMD2<Float>) {
         let W = Float(frame.width), H = Float(frame.height)
         let cx = region.xCenter * W, cy = region.yCenter * H
         let rw = region.width * W, rh = region.height * H
         let c = cos(region.rotation), s = sin(region.rotation)
-        // Frame position of tensor pixel (u, v) is origin + u * du + v * dv.
         let du = SIMD2<Float>(c * rw, s * rw) / Float(size)
         let dv = SIMD2<Float>(-s * rh, c * rh) / Float(size)
-        let origin = SIMD2<Float>(cx, cy) - 0.5 * SIMD2(c * rw, s * rw) - 0.5 * SIMD2(-s * rh, c * rh)
+        return (SIMD2<Float>(cx, cy) - 0.5 * SIMD2(c * rw, s * rw) - 0.5 * SIMD2(-s * rh, c * rh), du, dv)
+    }
+
+    /// Fills `tensor` (`size * size * 3` floats).
+    public static func sample(_ frame: VideoFrame, region: RegionOfInterest, size: Int, border: Border,
+                              into tensor: UnsafeMutablePointer<Float>) {
+        sample(frame, region: region, size: size, border: border, into: tensor, using: fastest)
+    }
+
+    static func sample(_ frame: VideoFrame, region: RegionOfInterest, size: Int, border: Border,
+                       into tensor: UnsafeMutablePointer<Float>, using sampler: Sampler) {
+        let (origin, du, dv) = placement(frame, region: region, size: size)
         let w = frame.width, h = frame.height, count = frame.pixels.count
+        #if arch(x86_64)
+        // The C samplers index the frame with 32-bit offsets (gathers): frames under 2 GiB, as every video is.
+        if sampler != .perPixel, count >= 3, count <= Int(Int32.max) - 16, size <= Int(Int32.max) / 3 {
+            let geometry = handpose_crop_geometry(origin_x: origin.x, origin_y: origin.y, du_x: du.x, du_y: du.y, dv_x: dv.x, dv_y: dv.y)
+            frame.pixels.withUnsafeBufferPointer { px in
+                let run = sampler == .avx512 ? handpose_crop_avx512 : handpose_crop_avx2
+                run(px.baseAddress!, Int32(w), Int32(h), geometry, Int32(size), border == .replicate ? 1 : 0, tensor)
+            }
+            return
+        }
+        #endif
         let scale: Float = 1 / 255
         // OpenCV's fixed-point bilinear warp on 8-bit images, which MediaPipe's tensors come from:
         // source positions rounded to 1/32 pixel, weights in 1/32768ths summing exactly to one,

@@ -1,3 +1,4 @@
+import CCrop
 import Foundation
 @testable import Landmarking
 import VideoIO
@@ -25,11 +26,17 @@ final class RegionCropTests: XCTestCase {
         XCTAssertEqual(r, [1, 1, 1])
     }
 
-    /// The sampler works out positions eight at a time and rounds them without a library call; here it
-    /// is held to the plain per-pixel formula (OpenCV's arithmetic, written out below), bit for bit, on
-    /// random frames and regions: rotated, partly or wholly outside the frame, reaching its last pixel,
-    /// tensors whose width is not a multiple of eight, both borders.
+    /// Every sampler this CPU runs (Swift's, which works out positions eight at a time and rounds them
+    /// without a library call, and the C ones with gathers) is held to the plain per-pixel formula
+    /// (OpenCV's arithmetic, written out below), bit for bit, on random frames and regions: rotated,
+    /// partly or wholly outside the frame, reaching its last pixel, tensors whose width is not a multiple
+    /// of eight or sixteen, both borders.
     func testCropEqualsThePerPixelFormula() {
+        print("samplers run: \(RegionCrop.runnable)")
+        for sampler in RegionCrop.runnable { checkCropEqualsThePerPixelFormula(sampler) }
+    }
+
+    func checkCropEqualsThePerPixelFormula(_ sampler: RegionCrop.Sampler) {
         var rng = SystemRandomNumberGenerator()
         var cases = 0, outside = 0
         for trial in 0..<300 {
@@ -43,10 +50,10 @@ final class RegionCropTests: XCTestCase {
             let size = Int.random(in: 1...37, using: &rng)
             for border in [RegionCrop.Border.zero, .replicate] {
                 var got = [Float](repeating: -1, count: size * size * 3)
-                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: size, border: border, into: $0.baseAddress!) }
+                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: size, border: border, into: $0.baseAddress!, using: sampler) }
                 let want = Self.perPixelCrop(frame, region: region, size: size, border: border)
                 if let i = got.indices.first(where: { got[$0].bitPattern != want.crop[$0].bitPattern }) {
-                    XCTFail("\(w)x\(h) frame, \(region), size \(size), \(border): value \(i) is \(got[i]), the formula gives \(want.crop[i])")
+                    XCTFail("\(sampler): \(w)x\(h) frame, \(region), size \(size), \(border): value \(i) is \(got[i]), the formula gives \(want.crop[i])")
                 }
                 cases += 1
                 outside += want.outside
@@ -62,17 +69,65 @@ final class RegionCropTests: XCTestCase {
             let region = RegionOfInterest(xCenter: far, yCenter: -far / 2, width: 3, height: 2, rotation: 0.3)
             for border in [RegionCrop.Border.zero, .replicate] {
                 var got = [Float](repeating: -1, count: 11 * 11 * 3)
-                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: 11, border: border, into: $0.baseAddress!) }
-                XCTAssertEqual(got.map(\.bitPattern), Self.perPixelCrop(frame, region: region, size: 11, border: border).crop.map(\.bitPattern), "\(region), \(border)")
+                got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: 11, border: border, into: $0.baseAddress!, using: sampler) }
+                XCTAssertEqual(got.map(\.bitPattern), Self.perPixelCrop(frame, region: region, size: 11, border: border).crop.map(\.bitPattern), "\(sampler), \(region), \(border)")
             }
         }
         let nan = RegionOfInterest(xCenter: .nan, yCenter: .nan, width: .nan, height: .nan, rotation: .nan)
         var zero = [Float](repeating: -1, count: 9 * 9 * 3), edge = zero
-        zero.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .zero, into: $0.baseAddress!) }
-        edge.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .replicate, into: $0.baseAddress!) }
-        XCTAssertEqual(zero, [Float](repeating: 0, count: 9 * 9 * 3))
-        XCTAssertEqual(edge, (0..<9 * 9).flatMap { _ in frame.pixels[0..<3].map { Float($0) * (1 / 255 as Float) } })
+        zero.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .zero, into: $0.baseAddress!, using: sampler) }
+        edge.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: nan, size: 9, border: .replicate, into: $0.baseAddress!, using: sampler) }
+        XCTAssertEqual(zero, [Float](repeating: 0, count: 9 * 9 * 3), "\(sampler)")
+        XCTAssertEqual(edge, (0..<9 * 9).flatMap { _ in frame.pixels[0..<3].map { Float($0) * (1 / 255 as Float) } }, "\(sampler)")
     }
+
+    #if arch(x86_64)
+    /// The gathers read four bytes a texel, one more than a pixel: at the frame's last pixel that would
+    /// pass the buffer's end. Here the frame ends where an unreadable page begins, and crops that read its
+    /// last pixel (both borders, every C sampler the CPU runs) must neither fault nor differ from the formula.
+    func testGathersStopAtTheFramesEnd() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let memory = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED else {
+            return XCTFail("mmap failed")
+        }
+        defer { munmap(memory, 2 * page) }
+        XCTAssertEqual(mprotect(memory + page, page, PROT_NONE), 0)
+        let samplers = RegionCrop.runnable.filter { $0 != .perPixel }
+        if samplers.isEmpty { throw XCTSkip("this CPU runs neither AVX2 nor AVX-512, so no gather sampler") }
+        var checked = 0
+        for (w, h) in [(1, 1), (7, 5), (16, 3), (33, 9)] {
+            let bytes = w * h * 3
+            let start = (memory + page - bytes).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<bytes { start[i] = UInt8(truncatingIfNeeded: i &* 53 &+ 7) }
+            let frame = VideoFrame(index: 0, time: 0, width: w, height: h, pixels: Array(UnsafeBufferPointer(start: start, count: bytes)))
+            // Regions centred on the bottom-right corner and on the whole frame, the corner inside both.
+            for region in [RegionOfInterest(xCenter: 1, yCenter: 1, width: 0.5, height: 0.5, rotation: 0.2),
+                           RegionOfInterest(xCenter: 0.5, yCenter: 0.5, width: 1.2, height: 1.2, rotation: 0)] {
+                let size = 19
+                for border in [RegionCrop.Border.zero, .replicate] {
+                    let want = Self.perPixelCrop(frame, region: region, size: size, border: border).crop
+                    let geometry = Self.geometry(frame, region: region, size: size)
+                    for sampler in samplers {
+                        var got = [Float](repeating: -1, count: size * size * 3)
+                        got.withUnsafeMutableBufferPointer {
+                            let run = sampler == .avx512 ? handpose_crop_avx512 : handpose_crop_avx2
+                            run(start, Int32(w), Int32(h), geometry, Int32(size), border == .replicate ? 1 : 0, $0.baseAddress!)
+                        }
+                        XCTAssertEqual(got.map(\.bitPattern), want.map(\.bitPattern), "\(sampler), \(w)x\(h), \(region), \(border)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 16 * samplers.count)
+    }
+
+    /// The geometry `RegionCrop.sample` hands the C samplers.
+    static func geometry(_ frame: VideoFrame, region: RegionOfInterest, size: Int) -> handpose_crop_geometry {
+        let (origin, du, dv) = RegionCrop.placement(frame, region: region, size: size)
+        return handpose_crop_geometry(origin_x: origin.x, origin_y: origin.y, du_x: du.x, du_y: du.y, dv_x: dv.x, dv_y: dv.y)
+    }
+    #endif
 
     /// One tensor pixel at a time: the position rounded to 1/32 pixel, OpenCV's weights, 8-bit result.
     /// Also counts the pixels that read outside the frame.

@@ -5,6 +5,7 @@ import Foundation
 /// file: "frames" sorts first among the top-level keys, so frames stream out first and the rest (whose
 /// frame count is known only at the end) follows. Bytes go to `KeypointFile.temporaryURL(for:)` and are
 /// renamed into place by `finish` (a `StagedFile`); a writer dropped unfinished removes its temporary file.
+/// Frames are written by `FrameJSON` (the same bytes, without `JSONEncoder`'s cost a frame).
 public final class KeypointFileWriter {
     public var url: URL { file.url }
     private let file: StagedFile
@@ -22,7 +23,7 @@ public final class KeypointFileWriter {
 
     public func append(_ frame: KeypointFile.Frame) throws {
         if count > 0 { try file.write(Data([0x2C])) }
-        try file.write(try encoder.encode(frame))
+        try file.write(Data(try FrameJSON.encode(frame)))
         count += 1
     }
 

@@ -11,13 +11,14 @@
 //   nearest edge pixel (replicate);
 // - sums: 16384 plus four products of a byte and a weight, integers below 2^24 and so exact in floats in
 //   any order; shifted right by 15 and scaled by 1/255 as a float.
+// No fused multiply-add anywhere in this file, the intrinsics' own definitions included.
+#pragma clang fp contract(off)
+
 #include "crop.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <stddef.h>
-
-#pragma clang fp contract(off)
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))

@@ -3,8 +3,9 @@ import Foundation
 /// A frame of a keypoint file as the bytes `JSONEncoder` with sorted keys gives it, written directly.
 ///
 /// `KeypointFileWriter` writes a frame at a time, and `JSONEncoder` (its boxes, containers and
-/// dictionaries for every value) took about 0.8 ms for a Holistic frame of 543 points on the Zen 5
-/// machine, 5% of the frame's time; this writes the same bytes in about a tenth of that. The rules it
+/// dictionaries for every value) cost 0.15 ms a frame of plain extraction and, with the `.pose` file, 0.46
+/// ms a Holistic frame on the Zen 5 machine (`bench extract --profile`, `bench holistic --profile`); written
+/// here, 0.06 and 0.11 ms (`make bench`, 2026-11-28). The rules it
 /// repeats are `JSONEncoder`'s: keys in order, absent optionals left out, a number as its `description`
 /// with a trailing ".0" dropped, a non-finite number an `EncodingError`, strings escaped as it escapes them
 /// (quote, backslash, slash, control characters). `FrameJSONTests` holds it to `JSONEncoder` byte for byte

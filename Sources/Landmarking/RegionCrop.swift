@@ -51,6 +51,14 @@ public enum RegionCrop {
         return (SIMD2<Float>(cx, cy) - 0.5 * SIMD2(c * rw, s * rw) - 0.5 * SIMD2(-s * rh, c * rh), du, dv)
     }
 
+    /// Whether the C samplers take this crop: they index the frame with 32-bit offsets (gathers), so frames
+    /// under 2 GiB, as every video is, whose buffer holds exactly their pixels.
+    static func gathers(_ frame: VideoFrame, size: Int) -> Bool {
+        let limit = Int(Int32.max) - 16
+        return frame.width >= 1 && frame.height >= 1 && frame.width <= limit && frame.height <= limit
+            && frame.pixels.count <= limit && frame.width * frame.height * 3 == frame.pixels.count && size <= limit / 3
+    }
+
     /// Fills `tensor` (`size * size * 3` floats).
     public static func sample(_ frame: VideoFrame, region: RegionOfInterest, size: Int, border: Border,
                               into tensor: UnsafeMutablePointer<Float>) {
@@ -62,8 +70,7 @@ public enum RegionCrop {
         let (origin, du, dv) = placement(frame, region: region, size: size)
         let w = frame.width, h = frame.height, count = frame.pixels.count
         #if arch(x86_64)
-        // The C samplers index the frame with 32-bit offsets (gathers): frames under 2 GiB, as every video is.
-        if sampler != .perPixel, count >= 3, count <= Int(Int32.max) - 16, size <= Int(Int32.max) / 3 {
+        if sampler != .perPixel, Self.gathers(frame, size: size) {
             let geometry = handpose_crop_geometry(origin_x: origin.x, origin_y: origin.y, du_x: du.x, du_y: du.y, dv_x: dv.x, dv_y: dv.y)
             frame.pixels.withUnsafeBufferPointer { px in
                 let run = sampler == .avx512 ? handpose_crop_avx512 : handpose_crop_avx2

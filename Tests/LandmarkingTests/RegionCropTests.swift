@@ -48,6 +48,9 @@ final class RegionCropTests: XCTestCase {
             let region = RegionOfInterest(xCenter: centre.x, yCenter: centre.y, width: Float.random(in: 0.05...2),
                                           height: Float.random(in: 0.05...2), rotation: Float.random(in: -4...4))
             let size = Int.random(in: 1...37, using: &rng)
+            if sampler != .perPixel {
+                XCTAssertTrue(RegionCrop.gathers(frame, size: size), "\(sampler) must take a \(w)x\(h) frame, size \(size)")
+            }
             for border in [RegionCrop.Border.zero, .replicate] {
                 var got = [Float](repeating: -1, count: size * size * 3)
                 got.withUnsafeMutableBufferPointer { RegionCrop.sample(frame, region: region, size: size, border: border, into: $0.baseAddress!, using: sampler) }
@@ -61,11 +64,12 @@ final class RegionCropTests: XCTestCase {
         }
         XCTAssertEqual(cases, 600)
         XCTAssertGreaterThan(outside, 1000, "the regions must reach outside the frame")
-        // Far outside (up to about 80,000 pixels away, beyond the range the first regions reach), the
-        // same bits; a region of NaNs reads as wholly outside: zeros, or the frame's first pixel.
+        // Far outside (up to about 80,000 pixels away, beyond the range the first regions reach, and past
+        // the positions' clamp at 125,000 pixels), the same bits; a region of NaNs reads as wholly outside:
+        // zeros, or the frame's first pixel.
         var frame = VideoFrame(width: 5, height: 4)
         for i in frame.pixels.indices { frame.pixels[i] = UInt8(truncatingIfNeeded: i &* 37 &+ 11) }
-        for far: Float in [-2000, -300, 300, 2000] {
+        for far: Float in [-1e30, -1e5, -2000, -300, 300, 2000, 1e5, 1e30] {
             let region = RegionOfInterest(xCenter: far, yCenter: -far / 2, width: 3, height: 2, rotation: 0.3)
             for border in [RegionCrop.Border.zero, .replicate] {
                 var got = [Float](repeating: -1, count: 11 * 11 * 3)
@@ -141,7 +145,9 @@ final class RegionCropTests: XCTestCase {
         for v in 0..<size {
             for u in 0..<size {
                 let pos = origin + Float(u) * du + Float(v) * dv
-                let X = Int((pos.x * 32).rounded(.toNearestOrEven)), Y = Int((pos.y * 32).rounded(.toNearestOrEven))
+                // Positions clamped to 125,000 pixels either way (in 1/32 pixels), far outside any frame.
+                func fixed(_ f: Float) -> Int { Int(min(max(f * 32, -4_000_000), 4_000_000).rounded(.toNearestOrEven)) }
+                let X = fixed(pos.x), Y = fixed(pos.y)
                 let wt = RegionCrop.fixedPointWeights[(Y & 31) * 32 + (X & 31)]
                 var sum = [Int32](repeating: 1 << 14, count: 3)
                 for corner in 0..<4 {

@@ -55,8 +55,9 @@ public enum RegionCrop {
     /// under 2 GiB, as every video is, whose buffer holds exactly their pixels.
     static func gathers(_ frame: VideoFrame, size: Int) -> Bool {
         let limit = Int(Int32.max) - 16
-        return frame.width >= 1 && frame.height >= 1 && frame.width <= limit && frame.height <= limit
-            && frame.pixels.count <= limit && frame.width * frame.height * 3 == frame.pixels.count && size <= limit / 3
+        let (area, overflow) = frame.width.multipliedReportingOverflow(by: frame.height)
+        return frame.width >= 1 && frame.height >= 1 && !overflow && area <= limit / 3
+            && area * 3 == frame.pixels.count && size <= limit / 3
     }
 
     /// Fills `tensor` (`size * size * 3` floats).

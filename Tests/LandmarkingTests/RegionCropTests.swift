@@ -85,6 +85,20 @@ final class RegionCropTests: XCTestCase {
         XCTAssertEqual(edge, (0..<9 * 9).flatMap { _ in frame.pixels[0..<3].map { Float($0) * (1 / 255 as Float) } }, "\(sampler)")
     }
 
+    /// The C samplers take only frames whose buffer holds exactly their pixels, under 2 GiB.
+    func testGathersTakeOnlyConsistentFrames() {
+        var frame = VideoFrame(width: 4, height: 3)
+        XCTAssertTrue(RegionCrop.gathers(frame, size: 224))
+        frame.width = 5
+        XCTAssertFalse(RegionCrop.gathers(frame, size: 224), "a buffer smaller than width x height x 3")
+        frame.width = Int.max / 2
+        XCTAssertFalse(RegionCrop.gathers(frame, size: 224), "width x height past Int")
+        frame.width = 0
+        XCTAssertFalse(RegionCrop.gathers(frame, size: 224))
+        frame.width = 4
+        XCTAssertFalse(RegionCrop.gathers(frame, size: Int(Int32.max)))
+    }
+
     #if arch(x86_64)
     /// The gathers read four bytes a texel, one more than a pixel: at the frame's last pixel that would
     /// pass the buffer's end. Here the frame ends where an unreadable page begins, and crops that read its

@@ -54,7 +54,8 @@ enum FrameJSON {
                 first = false
                 writer.bytes.append(UInt8(ascii: "\""))
                 writer.bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-                writer.bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+                writer.bytes.append(UInt8(ascii: "\""))
+                writer.bytes.append(UInt8(ascii: ":"))
                 try value(&writer)
             }
         }

@@ -15,30 +15,24 @@ public enum RegionCrop {
 
     /// How a crop is computed: the same bits each way. `perPixel` is Swift, one tensor pixel at a time;
     /// `avx2` and `avx512` are C (`CCrop`), 8 or 16 pixels at a time with the CPU's gathers.
-    enum Sampler: CaseIterable, Sendable { case perPixel, avx2, avx512 }
+    enum Sampler: Sendable {
+        case perPixel, avx2, avx512
+
+        /// The sampler for the kernels' instruction set.
+        init(_ isa: ISA) {
+            switch isa {
+            case .avx512: self = .avx512
+            case .avx2: self = .avx2
+            case .baseline: self = .perPixel
+            }
+        }
+    }
 
     /// The fastest sampler this CPU runs, under the kernels' cap (`HANDPOSE_MAX_ISA`), chosen once.
-    static let fastest: Sampler = {
-        #if arch(x86_64)
-        switch (try? KernelSelection.best()) ?? .baseline {
-        case .avx512: return .avx512
-        case .avx2: return .avx2
-        default: return .perPixel
-        }
-        #else
-        return .perPixel
-        #endif
-    }()
+    static let fastest = Sampler((try? KernelSelection.best()) ?? .baseline)
 
     /// The samplers this CPU runs (the cap not applied: tests run them all).
-    static var runnable: [Sampler] {
-        #if arch(x86_64)
-        let isas = KernelSelection.runnable
-        return [.perPixel] + (isas.contains(.avx2) ? [.avx2] : []) + (isas.contains(.avx512) ? [.avx512] : [])
-        #else
-        return [.perPixel]
-        #endif
-    }
+    static var runnable: [Sampler] { KernelSelection.runnable.map(Sampler.init) }
 
     /// Where tensor pixel (u, v) reads the frame: `origin + u * du + v * dv`, in frame pixels.
     static func placement(_ frame: VideoFrame, region: RegionOfInterest, size: Int) -> (origin: SIMD2<Float>, du: SIMD2<Float>, dv: SIMD2<Float>) {

@@ -37,6 +37,9 @@ public final class HolisticBodyTracker {
     private var worldFilter = LandmarkSmoother(minCutoff: 0.1, beta: 40, scaled: false)
     private var visibilityFilter = VisibilitySmoother()
 
+    /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
+    public var kernels: String { landmarker.plan.isa.rawValue }
+
     public init(models: BodyModels, threads: Int = 1, minDetectionConfidence: Float = 0.5) throws {
         detector = try BodyDetector(model: models.detector, threads: threads, minScore: minDetectionConfidence, suppression: 0.3,
                                     sharing: models.sharing)

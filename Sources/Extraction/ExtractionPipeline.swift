@@ -52,20 +52,28 @@ public struct ExtractionPipeline: Sendable {
                 settings: @escaping @Sendable (Bool) -> ExtractionSettings) throws {
         self.modelsDirectory = modelsDirectory
         self.complexity = complexity
-        modelHashes = try HandModels.identity(directory: modelsDirectory, complexity: complexity)
-        // `--body`: the pose models are part of what made the files, recorded and compared like the hands'.
-        if settings(false).body != nil {
-            modelHashes.merge(try ModelFiles.identity(directory: modelsDirectory, names: BodyModels.fileNames)) { a, _ in a }
-        }
-        // `--holistic`: Holistic's models made the files (and the hand tracker's too with `--hand-fallback`),
-        // recorded and compared as such, so a rerun resumes and `status` names what made each file.
-        if let holistic = settings(false).holistic {
-            let own = try ModelFiles.identity(directory: modelsDirectory, names: HolisticModels.fileNames(refineFace: holistic.refineFace))
-            modelHashes = holistic.handFallback ? own.merging(modelHashes) { a, _ in a } : own
-        }
+        modelHashes = try Self.modelIdentity(directory: modelsDirectory, complexity: complexity, settings: settings(false))
         self.settings = settings
         self.jobs = jobs
         self.overwrite = overwrite
+    }
+
+    /// File name to SHA-256 of the models `settings` runs, read without planning them: the hand tracker's, with
+    /// the pose models under `--body`; under `--holistic` Holistic's (and the hand tracker's too with
+    /// `--hand-fallback`). What keypoint files record and verdicts compare, so a rerun resumes and `status`
+    /// names what made each file; `status` asks this too.
+    public static func modelIdentity(directory: URL, complexity: HandTrackerOptions.Complexity,
+                                     settings: ExtractionSettings) throws -> [String: String] {
+        if let holistic = settings.holistic {
+            let own = try ModelFiles.identity(directory: directory, names: HolisticModels.fileNames(refineFace: holistic.refineFace))
+            guard holistic.handFallback else { return own }
+            return own.merging(try HandModels.identity(directory: directory, complexity: complexity)) { a, _ in a }
+        }
+        var identity = try HandModels.identity(directory: directory, complexity: complexity)
+        if settings.body != nil {
+            identity.merge(try ModelFiles.identity(directory: directory, names: BodyModels.fileNames)) { a, _ in a }
+        }
+        return identity
     }
 
     /// What the keypoints of an input must have been made with for this pipeline to keep them.

@@ -2,6 +2,7 @@ import BodyLandmarks
 import Foundation
 import HandLandmarks
 import HolisticLandmarks
+import Landmarking
 import Inference
 import KeypointFormats
 import Keypoints
@@ -54,10 +55,11 @@ public enum ExtractionWorker {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
         let crashOn = ProcessInfo.processInfo.environment[crashHookVariable]
-        let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing, hashes: hashes)
         let tool = KeypointFile.Tool.handpose
         // One tracker for every job: its plans hold the weights, so stills and clips (different settings)
-        // share them rather than each settings' tracker holding a copy.
+        // share them rather than each settings' tracker holding a copy. Planned at the first job that runs it:
+        // Holistic without --hand-fallback finds no palms, and planning the palm and hand models would cost each
+        // worker about 50 ms of its start and their weights' memory.
         var tracker: HandTracker?
         // The body pipeline, planned at the first job that asks for it (`--body`).
         var body: BodyTracker?
@@ -77,21 +79,24 @@ public enum ExtractionWorker {
                 guard job.options.hands.model == complexity else {
                     throw ExtractionError.input(path: job.input, reason: "the worker runs the \(complexity.rawValue) models, the job asks for \(job.options.hands.model.rawValue)")
                 }
-                if let tracker { tracker.options = job.options.hands } else {
-                    tracker = try HandTracker(models: models, options: job.options.hands, threads: threads)
+                if job.options.holistic == nil || job.options.holistic?.handFallback == true {
+                    if let tracker { tracker.options = job.options.hands } else {
+                        let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing,
+                                                    hashes: ModelFiles.known(hashes, names: HandModels.fileNames(complexity)))
+                        tracker = try HandTracker(models: models, options: job.options.hands, threads: threads)
+                    }
                 }
                 if let bodyOptions = job.options.bodyOptions, body == nil {
-                    let bodyModels = try BodyModels(directory: directory, sharing: sharing,
-                                                    hashes: hashes.map { h in h.filter { BodyModels.fileNames.contains($0.key) } }.flatMap { $0.isEmpty ? nil : $0 })
+                    let bodyModels = try BodyModels(directory: directory, sharing: sharing, hashes: ModelFiles.known(hashes, names: BodyModels.fileNames))
                     body = try BodyTracker(models: bodyModels, options: bodyOptions, threads: threads)
                 }
                 if let options = job.options.holistic, holistic?.refinesFace != options.refineFace {
-                    holistic = try HolisticTracker(models: try HolisticModels(directory: directory, refineFace: options.refineFace, sharing: sharing),
-                                                   threads: threads)
+                    holistic = try HolisticTracker(models: try HolisticModels(directory: directory, refineFace: options.refineFace, sharing: sharing,
+                                                                              hashes: hashes), threads: threads)
                 }
                 var reported = 0
                 let outcome = try KeypointExtraction.extract(URL(fileURLWithPath: job.input), sourcePath: job.relative,
-                                                             tracker: tracker!, body: job.options.body == nil ? nil : body,
+                                                             tracker: tracker, body: job.options.body == nil ? nil : body,
                                                              holistic: job.options.holistic == nil ? nil : holistic, settings: job.options, tool: tool, formats: job.formats,
                                                              root: URL(fileURLWithPath: job.root), decodeThreads: decodeThreads) { n in
                     if Date().timeIntervalSince(sent) > 0.2 {

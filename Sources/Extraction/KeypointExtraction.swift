@@ -63,11 +63,13 @@ public enum KeypointExtraction {
 
     /// The same into every output of `formats` under `root` at once (`OutputFormat.url(for:in:)` of
     /// `sourcePath`): each frame goes to each as it completes; all are renamed into place together.
-    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
+    /// `tracker` may be nil only for Holistic without `--hand-fallback` (`holistic` and `settings` given), which
+    /// runs no palm detection: a worker then never plans the hand tracker's models.
+    public static func extract(_ url: URL, sourcePath: String, tracker: HandTracker?, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
                                settings: ExtractionSettings? = nil,
                                tool: KeypointFile.Tool, formats: [OutputFormat], root: URL, decodeThreads: Int = 0,
                                progress: (Int) -> Void = { _ in }) throws -> Outcome {
-        let settings = settings ?? .init(tracker, body)
+        let settings = settings ?? .init(tracker!, body)
         return try extract(url, sourcePath: sourcePath, tracker: tracker, body: body, holistic: holistic, settings: settings, tool: tool,
                     into: KeypointOutputs(formats: formats, relative: sourcePath, root: root,
                                           completed: settings.completes || settings.holistic?.handFallback == true,
@@ -76,7 +78,7 @@ public enum KeypointExtraction {
                     decodeThreads: decodeThreads, progress: progress)
     }
 
-    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker?, holistic: HolisticTracker? = nil,
+    static func extract(_ url: URL, sourcePath: String, tracker: HandTracker?, body: BodyTracker?, holistic: HolisticTracker? = nil,
                         settings: ExtractionSettings, tool: KeypointFile.Tool,
                         into outputs: KeypointOutputs, decodeThreads: Int, progress: (Int) -> Void) throws -> Outcome {
         var hands = 0, frames = 0
@@ -120,17 +122,22 @@ public enum KeypointExtraction {
     /// `body`: the body pipeline, run on every frame beside the hands, each hand then tied to a body
     /// (`BodyAssociation`) once the hands are final (after `--complete` and `--smooth`).
     /// `holistic`: MediaPipe Holistic in place of `tracker` and `body` (`--holistic`): its body, hands and face.
-    static func run(_ url: URL, sourcePath: String, tracker: HandTracker, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
+    static func run(_ url: URL, sourcePath: String, tracker: HandTracker?, body: BodyTracker? = nil, holistic: HolisticTracker? = nil,
                     settings: ExtractionSettings? = nil,
                     tool: KeypointFile.Tool, decodeThreads: Int,
                     progress: (Int) -> Void, decoderEnded: (_ framesDecoded: Int) -> Void = { _ in },
                     sink: (KeypointFile.Frame) throws -> Void) throws -> (KeypointFile, Profile) {
         let start = ContinuousClock.now
         var profile = Profile()
-        let settings = settings ?? .init(tracker, body)
+        let settings = settings ?? .init(tracker!, body)
+        // The hand tracker runs unless Holistic alone finds the hands (no `--hand-fallback`).
+        let handTracker = holistic == nil || settings.holistic?.handFallback == true ? tracker : nil
+        precondition(handTracker != nil || holistic != nil, "extraction without Holistic runs the hand tracker")
         let reader = try VideoReader(url: url, threads: decodeThreads)
-        if tracker.options != settings.hands { tracker.options = settings.hands }
-        tracker.reset()
+        if let handTracker {
+            if handTracker.options != settings.hands { handTracker.options = settings.hands }
+            handTracker.reset()
+        }
         // The body pipeline follows the hands' mode (a still is in image mode for both).
         if let body, let options = settings.bodyOptions { body.options = options }
         holistic?.reset()
@@ -201,7 +208,7 @@ public enum KeypointExtraction {
                         var hands = [found.leftHand, found.rightHand].compactMap { $0 }
                         let person = found.body.map { KeypointFile.Body($0) }
                         // The fallback's tracker sees every frame, so it tracks as it would alone.
-                        let tracked = settings.holistic?.handFallback == true ? try tracker.process(f) : []
+                        let tracked = try handTracker?.process(f) ?? []
                         if let person, !tracked.isEmpty {
                             hands += HolisticFallback.fill(hands, tracked: tracked, body: person, width: f.width, height: f.height)
                         }
@@ -209,8 +216,8 @@ public enum KeypointExtraction {
                                              bodies: person.map { [$0] } ?? [],
                                              faces: found.face.map { [KeypointFile.Face($0, person: 0)] } ?? [])
                     } else {
-                        frame = TrackedFrame(index: f.index, time: f.time, hands: try tracker.process(f),
-                                             bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: tracker.options.mirrored) })
+                        frame = TrackedFrame(index: f.index, time: f.time, hands: try handTracker!.process(f),
+                                             bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: handTracker!.options.mirrored) })
                     }
                     if completing { held.append(frame) } else { try write(smoother.push(frame)) }
                     count += 1
@@ -228,7 +235,7 @@ public enum KeypointExtraction {
         }
         if let failure { throw failure }
         if completing {
-            try complete(&held, url: url, tracker: tracker, width: reader.info.width, height: reader.info.height, decodeThreads: decodeThreads)
+            try complete(&held, url: url, tracker: handTracker!, width: reader.info.width, height: reader.info.height, decodeThreads: decodeThreads)
             for frame in held { try write(smoother.push(frame)) }
         }
         // The last frames, smoothed with what came before them; also when decoding stopped at damage, so
@@ -246,11 +253,11 @@ public enum KeypointExtraction {
         }
         let info = reader.info
         var tool = tool
-        tool.kernels = tracker.kernels
+        tool.kernels = handTracker?.kernels ?? holistic!.kernels
         var file = KeypointFile(source: sourcePath, width: info.width, height: info.height,
                                 fps: info.isStillImage ? nil : info.averageFrameRate, frames: [], tool: tool,
                                 settings: KeypointFile.Settings(settings),
-                                models: Self.models(tracker: tracker, body: body, holistic: holistic, settings: settings))
+                                models: Self.models(tracker: handTracker, body: body, holistic: holistic, settings: settings))
         file.video.decoder = info.decoder
         if body != nil { file.schema = KeypointFile.bodySchemaName }
         if holistic != nil { file.schema = KeypointFile.faceSchemaName }
@@ -258,7 +265,7 @@ public enum KeypointExtraction {
         // The decoding thread has ended (it pushed .end or .failed last), so its timings are final.
         profile.frames = count
         profile.decoding = reader.timings
-        profile.tracker = tracker.timings
+        profile.tracker = handTracker?.timings ?? .init()
         if let holistic { profile.holistic = holistic.timings }
         profile.wall = ContinuousClock.now - start
         return (file, profile)
@@ -268,9 +275,10 @@ public enum KeypointExtraction {
 extension KeypointExtraction {
     /// The models that made a file, by file name: the hand tracker's, the body's beside them; Holistic's
     /// alone, or with the hand tracker's under `--hand-fallback`. `ExtractionPipeline.modelHashes` asks the same.
-    static func models(tracker: HandTracker, body: BodyTracker?, holistic: HolisticTracker?, settings: ExtractionSettings) -> [String: String] {
-        guard let holistic else { return tracker.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a } }
-        return settings.holistic?.handFallback == true ? holistic.models.hashes.merging(tracker.models.hashes) { a, _ in a } : holistic.models.hashes
+    static func models(tracker: HandTracker?, body: BodyTracker?, holistic: HolisticTracker?, settings: ExtractionSettings) -> [String: String] {
+        guard let holistic else { return tracker!.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a } }
+        guard settings.holistic?.handFallback == true, let tracker else { return holistic.models.hashes }
+        return holistic.models.hashes.merging(tracker.models.hashes) { a, _ in a }
     }
 
     /// `--complete` on a clip's hands as tracked (`frames`, every decoded frame in order): a second

@@ -30,14 +30,17 @@ public final class HolisticModels {
         BodyModels.fileNames + handFileNames + FaceModels.fileNames(refined: refineFace)
     }
 
-    public init(directory: URL, refineFace: Bool = false, sharing: SharedConstants? = nil) throws {
-        body = try BodyModels(directory: directory, sharing: sharing)
-        face = try FaceModels(directory: directory, refined: refineFace, sharing: sharing)
+    /// `hashes`: the models' identity when already known (a supervisor's, passed to its workers); nil or
+    /// lacking one: computed here.
+    public init(directory: URL, refineFace: Bool = false, sharing: SharedConstants? = nil, hashes: [String: String]? = nil) throws {
+        body = try BodyModels(directory: directory, sharing: sharing, hashes: ModelFiles.known(hashes, names: BodyModels.fileNames))
+        face = try FaceModels(directory: directory, refined: refineFace, sharing: sharing,
+                              hashes: ModelFiles.known(hashes, names: FaceModels.fileNames(refined: refineFace)))
         let urls = try ModelFiles.urls(directory: directory, names: Self.handFileNames)
         recrop = try TFLiteModel(path: urls[0].path)
         handLandmark = try TFLiteModel(path: urls[1].path)
-        let hands = try ModelFiles.identity(directory: directory, names: Self.handFileNames)
-        hashes = body.hashes.merging(face.hashes) { a, _ in a }.merging(hands) { a, _ in a }
+        let hands = try ModelFiles.known(hashes, names: Self.handFileNames) ?? ModelFiles.identity(directory: directory, names: Self.handFileNames)
+        self.hashes = body.hashes.merging(face.hashes) { a, _ in a }.merging(hands) { a, _ in a }
     }
 }
 
@@ -76,6 +79,9 @@ public final class HolisticTracker {
 
     /// Time spent since the clip began (`reset`).
     public private(set) var timings = Timings()
+
+    /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
+    public var kernels: String { body.kernels }
 
     public init(models: HolisticModels, threads: Int = 1) throws {
         self.models = models

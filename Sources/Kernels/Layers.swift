@@ -47,19 +47,44 @@ public final class PackedWeights {
     public let bias: FloatBuffer
 
     /// `weight(k, n)` gives W[k, n]; `bias[n]` is added to every row.
-    public init(k: Int, n: Int, bias: [Float]?, weight: (Int, Int) -> Float) {
+    public convenience init(k: Int, n: Int, bias: [Float]?, weight: (Int, Int) -> Float) {
+        self.init(k: k, n: n, bias: bias, filling: { data in
+            for p in 0..<(n + 15) / 16 {
+                for kk in 0..<k {
+                    for j in 0..<16 where p * 16 + j < n {
+                        data[(p * k + kk) * 16 + j] = weight(kk, p * 16 + j)
+                    }
+                }
+            }
+        })
+    }
+
+    /// Packs a convolution's weights as TFLite stores them, `[Cout, kh, kw, Cin]`, i.e. `[N, K]` row-major
+    /// (W[k, n] = weights[n * K + k]): the same panels as `init(k:n:bias:weight:)`, copied a column at a time
+    /// without a call per value (planning is paid by every worker at start).
+    public convenience init(k: Int, n: Int, bias: [Float]?, rowMajor weights: [Float]) {
+        precondition(weights.count >= n * k, "weights hold N x K values")
+        self.init(k: k, n: n, bias: bias, filling: { data in
+            weights.withUnsafeBufferPointer { w in
+                for column in 0..<n {
+                    let source = w.baseAddress! + column * k
+                    var target = data + (column / 16) * k * 16 + column % 16
+                    for kk in 0..<k {
+                        target.pointee = source[kk]
+                        target += 16
+                    }
+                }
+            }
+        })
+    }
+
+    private init(k: Int, n: Int, bias: [Float]?, filling: (UnsafeMutablePointer<Float>) -> Void) {
         self.k = k
         self.n = n
         panels = (n + 15) / 16
         data = FloatBuffer(count: panels * k * 16)
         self.bias = FloatBuffer(count: panels * 16)
-        for p in 0..<panels {
-            for kk in 0..<k {
-                for j in 0..<16 where p * 16 + j < n {
-                    data.pointer[(p * k + kk) * 16 + j] = weight(kk, p * 16 + j)
-                }
-            }
-        }
+        filling(data.pointer)
         if let bias { for j in 0..<n { self.bias.pointer[j] = bias[j] } }
     }
 }
@@ -97,7 +122,7 @@ public final class Conv2D {
         self.window = window
         output = HWC(window.outH, window.outW, outputChannels)
         let k = window.kh * window.kw * input.c
-        self.weights = PackedWeights(k: k, n: outputChannels, bias: bias) { kk, n in weights[n * k + kk] }
+        self.weights = PackedWeights(k: k, n: outputChannels, bias: bias, rowMajor: weights)
         isPointwise = window.kh == 1 && window.kw == 1 && window.sh == 1 && window.sw == 1 && window.padTop == 0 && window.padLeft == 0
             && window.outH == input.h && window.outW == input.w
         // One output channel from a multiple of 8: its weights in k order, contiguous, for the dot tiles.

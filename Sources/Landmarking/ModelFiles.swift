@@ -14,6 +14,18 @@ public enum ModelFiles {
         return urls
     }
 
+    /// The identity of the files `names` taken from `hashes` (one computed for more models, a supervisor's
+    /// for its workers), or nil when it lacks one of them (then computed again with `identity`).
+    public static func known(_ hashes: [String: String]?, names: [String]) -> [String: String]? {
+        guard let hashes else { return nil }
+        var picked: [String: String] = [:]
+        for name in names {
+            guard let hash = hashes[name] else { return nil }
+            picked[name] = hash
+        }
+        return picked
+    }
+
     /// File name to SHA-256 (hex) of the files `names` in `directory`, read without parsing or planning them.
     public static func identity(directory: URL, names: [String]) throws -> [String: String] {
         var hashes: [String: String] = [:]

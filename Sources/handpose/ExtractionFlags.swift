@@ -144,7 +144,7 @@ struct ExtractionFlags: ParsableArguments {
     func pipeline(overwrite: Bool) throws -> ExtractionPipeline {
         let flags = self
         do {
-            let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model) + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : []))
+            let folder = try InstalledFiles(.models, explicit: models).folder(holding: modelFileNames)
             var pipeline = try ExtractionPipeline(modelsDirectory: folder, complexity: model, jobs: jobs,
                                                   overwrite: overwrite) { flags.settings(forStill: $0) }
             pipeline.sharing = SharedConstants.standard()
@@ -154,12 +154,18 @@ struct ExtractionFlags: ParsableArguments {
         }
     }
 
-    /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them.
+    /// The model files these flags run: the hand tracker's (not under --holistic without --hand-fallback),
+    /// the body's, Holistic's.
+    var modelFileNames: [String] {
+        (holistic && !handFallback ? [] : HandModels.fileNames(model)) + (body ? BodyModels.fileNames : [])
+            + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : [])
+    }
+
+    /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them:
+    /// what `extract` records (`ExtractionPipeline.modelIdentity`).
     func modelIdentity() throws -> [String: String] {
-        let folder = try InstalledFiles(.models, explicit: models).folder(holding: HandModels.fileNames(model))
-        var identity = try HandModels.identity(directory: folder, complexity: model)
-        if body { identity.merge(try ModelFiles.identity(directory: folder, names: BodyModels.fileNames)) { a, _ in a } }
-        return identity
+        let folder = try InstalledFiles(.models, explicit: models).folder(holding: modelFileNames)
+        return try ExtractionPipeline.modelIdentity(directory: folder, complexity: model, settings: settings(forStill: false))
     }
 }
 

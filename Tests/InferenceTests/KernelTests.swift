@@ -236,6 +236,22 @@ final class KernelTests: XCTestCase {
         }
     }
 
+    /// A convolution's weights packed from TFLite's `[N, K]` row-major layout are the panels the per-value
+    /// packing makes, zeros past N included, for column counts on and off the 16-column panels.
+    func testRowMajorPackingIsThePerValuePacking() {
+        var rng = SeededRandom(31)
+        for (k, n) in [(1, 1), (3, 16), (27, 24), (144, 40), (7, 33), (192, 1152)] {
+            let w = rng.floats(n * k), b = rng.floats(n)
+            let fast = PackedWeights(k: k, n: n, bias: b, rowMajor: w)
+            let each = PackedWeights(k: k, n: n, bias: b) { kk, j in w[j * k + kk] }
+            XCTAssertEqual(fast.panels, each.panels)
+            XCTAssertEqual(Array(UnsafeBufferPointer(start: fast.data.pointer, count: fast.data.count)),
+                           Array(UnsafeBufferPointer(start: each.data.pointer, count: each.data.count)), "k \(k), n \(n)")
+            XCTAssertEqual(Array(UnsafeBufferPointer(start: fast.bias.pointer, count: fast.bias.count)),
+                           Array(UnsafeBufferPointer(start: each.bias.pointer, count: each.bias.count)), "k \(k), n \(n)")
+        }
+    }
+
     func testGemmEpilogueAddsResidualThenPReLU() {
         var rng = SeededRandom(12)
         let activations: [(Activation, Activation)] = [(.relu6, .none), (.none, .relu), (.reluN1To1, .reluN1To1), (.relu, .relu6), (.relu6, .relu)]

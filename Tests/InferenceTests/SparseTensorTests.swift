@@ -40,4 +40,124 @@ final class SparseTensorTests: XCTestCase {
         let wrongOrder = SparseTensor(traversalOrder: [0, 0], blockMap: [], levels: good.levels)
         XCTAssertNil(wrongOrder.densify([1, 2, 3], shape: [3, 4]), "not a permutation")
     }
+
+    /// The rule as first written, value by value (TFLite's `FormatConverter::SparseToDense` step for step):
+    /// the oracle for `densify`, which works each dimension's steps out once.
+    static func reference(_ s: SparseTensor, _ values: [Float], shape: [Int]) -> [Float]? {
+        let (traversalOrder, blockMap, levels) = (s.traversalOrder, s.blockMap, s.levels)
+        let rank = shape.count
+        guard levels.count == traversalOrder.count, traversalOrder.count == rank + blockMap.count,
+              Set(traversalOrder) == Set(0..<levels.count), blockMap.allSatisfy({ (0..<rank).contains($0) }) else { return nil }
+        // The size of each expanded dimension: an original dimension divided by its block, or a block.
+        var blockSize = [Int](repeating: 1, count: rank)
+        for (k, d) in blockMap.enumerated() {
+            guard let level = traversalOrder.firstIndex(of: rank + k), levels[level].dense, levels[level].denseSize > 0 else { return nil }
+            blockSize[d] *= levels[level].denseSize
+        }
+        let count = shape.reduce(1, *)
+        var dense = [Float](repeating: 0, count: count)
+        var expanded = [Int](repeating: 0, count: levels.count)
+        var next = 0
+        var ok = true
+        func place() {
+            var flat = 0
+            for d in 0..<rank {
+                var c = expanded[d]
+                for (k, b) in blockMap.enumerated() where b == d { c = c * levels[traversalOrder.firstIndex(of: rank + k)!].denseSize + expanded[rank + k] }
+                guard c < shape[d] else { ok = false; return }
+                flat = flat * shape[d] + c
+            }
+            guard next < values.count else { ok = false; return }
+            dense[flat] = values[next]
+            next += 1
+        }
+        func walk(_ level: Int, _ previous: Int) {
+            guard ok else { return }
+            if level == levels.count { place(); return }
+            let m = levels[level]
+            if m.dense {
+                for i in 0..<m.denseSize {
+                    expanded[traversalOrder[level]] = i
+                    walk(level + 1, previous * m.denseSize + i)
+                }
+            } else {
+                guard previous + 1 < m.segments.count, m.segments[previous] <= m.segments[previous + 1],
+                      m.segments[previous + 1] <= m.indices.count else { ok = false; return }
+                for k in m.segments[previous]..<m.segments[previous + 1] {
+                    expanded[traversalOrder[level]] = m.indices[k]
+                    walk(level + 1, k)
+                }
+            }
+        }
+        walk(0, 0)
+        return ok && next == values.count ? dense : nil
+    }
+
+    /// Random sparse tensors in every layout the schema allows (any traversal order, blocked dimensions,
+    /// dense and compressed levels, empty rows), made dense as the reference does; damaged copies of them
+    /// are refused or give the reference's tensor, never crash.
+    func testDensifyMatchesTheReferenceOnRandomLayouts() {
+        var generator = SystemRandomNumberGenerator()
+        var damagedRefused = 0
+        for trial in 0..<2000 {
+            let rank = Int.random(in: 1...4, using: &generator)
+            let shape = (0..<rank).map { _ in Int.random(in: 1...7, using: &generator) }
+            // Up to two blocks, each of a dimension it fits in.
+            var blockMap: [Int] = [], blockSizes: [Int] = []
+            var blocked = [Int](repeating: 1, count: rank)
+            for _ in 0..<Int.random(in: 0...2, using: &generator) {
+                let d = Int.random(in: 0..<rank, using: &generator)
+                let size = Int.random(in: 1...max(1, shape[d] / blocked[d]), using: &generator)
+                blockMap.append(d); blockSizes.append(size); blocked[d] *= size
+            }
+            let depth = rank + blockMap.count
+            let order = (0..<depth).shuffled(using: &generator)
+            // Entries each expanded dimension takes: an original one ceil(shape / its blocks), a block its size.
+            let range = (0..<depth).map { e in e < rank ? (shape[e] + blocked[e] - 1) / blocked[e] : blockSizes[e - rank] }
+            var levels: [Level] = []
+            var positions = 1
+            for e in order {
+                if e >= rank || Bool.random(using: &generator) {
+                    levels.append(Self.dense(range[e]))
+                    positions *= range[e]
+                } else {
+                    var segments = [0], indices: [Int] = []
+                    for _ in 0..<positions {
+                        indices += (0..<range[e]).filter { _ in Int.random(in: 0..<3, using: &generator) > 0 }
+                        segments.append(indices.count)
+                    }
+                    levels.append(Self.csr(segments, indices))
+                    positions = indices.count
+                }
+            }
+            let tensor = SparseTensor(traversalOrder: order, blockMap: blockMap, levels: levels)
+            let values = (0..<positions).map { Float($0 + 1) }
+            let expected = Self.reference(tensor, values, shape: shape)
+            // A layout whose blocks leave a remainder can place past a dimension: both refuse it.
+            XCTAssertEqual(tensor.densify(values, shape: shape), expected, "trial \(trial): order \(order), blocks \(blockMap) x \(blockSizes), shape \(shape)")
+            guard expected != nil else { continue }
+            // Damaged: an index moved, a segment bound moved, a value missing or added.
+            var damaged = tensor
+            let l = Int.random(in: 0..<depth, using: &generator)
+            if !damaged.levels[l].dense, !damaged.levels[l].indices.isEmpty, Bool.random(using: &generator) {
+                let k = Int.random(in: 0..<damaged.levels[l].indices.count, using: &generator)
+                damaged.levels[l].indices[k] = [-1, 7, Int(Int32.max), range[order[l]]].randomElement(using: &generator)!
+            } else if !damaged.levels[l].dense {
+                let k = Int.random(in: 0..<damaged.levels[l].segments.count, using: &generator)
+                damaged.levels[l].segments[k] += [-2, -1, 1, 1000].randomElement(using: &generator)!
+            }
+            let moreOrFewer = Bool.random(using: &generator) ? values : (Bool.random(using: &generator) ? values + [0] : Array(values.dropLast()))
+            let got = damaged.densify(moreOrFewer, shape: shape)
+            if got == nil { damagedRefused += 1 } else { XCTAssertEqual(got, Self.reference(damaged, moreOrFewer, shape: shape), "trial \(trial), damaged") }
+        }
+        XCTAssertGreaterThan(damagedRefused, 100, "the damaged copies were refused")
+    }
+
+    /// `PlanBuilder.widen`: the same bits as the standard library's Float16 to Float, for all 65536 patterns.
+    func testFloat16WideningMatchesTheStandardLibrary() {
+        for bits in 0...UInt16.max {
+            let got = PlanBuilder.widen(bits), expected = Float(Float16(bitPattern: bits))
+            XCTAssertEqual(got.bitPattern, expected.bitPattern, "float16 bits \(String(bits, radix: 16))")
+        }
+    }
 }

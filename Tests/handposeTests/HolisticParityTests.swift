@@ -240,6 +240,18 @@ final class HolisticParityTests: XCTestCase {
         let (again, log) = try ToolRunner.run(["extract", clip.path, "-o", dir.path, "--models", models, "--holistic", "--format", "json,npz,csv,pose"])
         XCTAssertEqual(again, 0, log)
         XCTAssertTrue(log.contains("0 done, 1 skipped"), log)
+        // status asks what extract asked: done with --holistic; without it, or with --hand-fallback, the file was
+        // made with other settings.
+        let (status, statusText) = try ToolRunner.run(["status", dir.path, "--inputs", clip.path, "--models", models, "--holistic",
+                                                       "--format", "json,npz,csv,pose"])
+        XCTAssertEqual(status, 0, statusText)
+        XCTAssertTrue(statusText.contains("1 inputs: 1 done"), statusText)
+        let (fallback, fallbackText) = try ToolRunner.run(["status", dir.path, "--inputs", clip.path, "--models", models, "--holistic",
+                                                           "--hand-fallback", "--format", "json,npz,csv,pose"])
+        XCTAssertNotEqual(fallback, 0, fallbackText)
+        XCTAssertTrue(fallbackText.contains("other-settings"), fallbackText)
+        let (plain, plainText) = try ToolRunner.run(["status", dir.path, "--inputs", clip.path, "--models", models])
+        XCTAssertNotEqual(plain, 0, plainText)
     }
 
     /// --hand-fallback only adds: Holistic's own hands and body stay as they are, and each added hand comes

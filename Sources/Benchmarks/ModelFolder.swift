@@ -11,10 +11,10 @@ public enum ModelFolder {
         try attempt(BenchmarkError.models) { try InstalledFiles(.models, explicit: explicit).folder(holding: HandModels.fileNames(.full)) }
     }
 
-    /// The same for `bench holistic`: the full hand models and Holistic's.
+    /// The same for `bench holistic`: Holistic's models.
     public static func holisticModels(explicit: String?, refineFace: Bool = false) throws(BenchmarkError) -> URL {
         try attempt(BenchmarkError.models) {
-            try InstalledFiles(.models, explicit: explicit).folder(holding: HandModels.fileNames(.full) + HolisticModels.fileNames(refineFace: refineFace))
+            try InstalledFiles(.models, explicit: explicit).folder(holding: HolisticModels.fileNames(refineFace: refineFace))
         }
     }
 }

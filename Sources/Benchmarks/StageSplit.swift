@@ -29,15 +29,15 @@ enum StageSplit {
     /// The same for `extract --holistic --format pose` (`refineFace`: with the face mesh with attention): the
     /// pose, the hands and the face as parts of a frame.
     static func measureHolistic(clips: [String], models: URL, refineFace: Bool, scratch: URL) throws(BenchmarkError) -> BenchJSON.ProfileSplit {
-        let (tracker, holistic) = try attempt(BenchmarkError.models) {
-            (try HandTracker(models: try HandModels(directory: models, complexity: .full), options: HandTrackerOptions(), threads: 1),
-             try HolisticTracker(models: try HolisticModels(directory: models, refineFace: refineFace), threads: 1))
+        // As a worker runs it: no hand tracker (Holistic finds the hands from the body without one).
+        let holistic = try attempt(BenchmarkError.models) {
+            try HolisticTracker(models: try HolisticModels(directory: models, refineFace: refineFace), threads: 1)
         }
         let settings = ExtractionSettings(holistic: HolisticOptions(refineFace: refineFace))
         let (total, cpu) = try extract(clips, scratch: scratch) { clip, target in
             // Named by the file alone, so that its outputs land in the target's folder.
             try KeypointExtraction.extract(URL(fileURLWithPath: clip), sourcePath: URL(fileURLWithPath: clip).lastPathComponent,
-                                           tracker: tracker, holistic: holistic,
+                                           tracker: nil, holistic: holistic,
                                            settings: settings, tool: .handpose, formats: [.json, .pose],
                                            root: target.deletingLastPathComponent(), decodeThreads: 1).profile
         }

@@ -132,7 +132,9 @@ public enum KeypointExtraction {
         let settings = settings ?? .init(tracker!, body)
         // The hand tracker runs unless Holistic alone finds the hands (no `--hand-fallback`).
         let handTracker = holistic == nil || settings.holistic?.handFallback == true ? tracker : nil
-        precondition(handTracker != nil || holistic != nil, "extraction without Holistic runs the hand tracker")
+        precondition(handTracker != nil || (holistic != nil && settings.holistic?.handFallback != true),
+                     "extraction without Holistic, and Holistic with --hand-fallback, run the hand tracker")
+        precondition(holistic == nil || !settings.completes, "--complete follows the hand tracker's tracks, not Holistic's")
         let reader = try VideoReader(url: url, threads: decodeThreads)
         if let handTracker {
             if handTracker.options != settings.hands { handTracker.options = settings.hands }
@@ -274,7 +276,7 @@ public enum KeypointExtraction {
 
 extension KeypointExtraction {
     /// The models that made a file, by file name: the hand tracker's, the body's beside them; Holistic's
-    /// alone, or with the hand tracker's under `--hand-fallback`. `ExtractionPipeline.modelHashes` asks the same.
+    /// alone, or with the hand tracker's under `--hand-fallback`. `ExtractionPipeline.modelIdentity` asks the same.
     static func models(tracker: HandTracker?, body: BodyTracker?, holistic: HolisticTracker?, settings: ExtractionSettings) -> [String: String] {
         guard let holistic else { return tracker!.models.hashes.merging(body?.models.hashes ?? [:]) { a, _ in a } }
         guard settings.holistic?.handFallback == true, let tracker else { return holistic.models.hashes }

@@ -44,12 +44,22 @@ struct SparseTensor: Sendable, Equatable {
         }
     }
 
+    /// The most levels (dimensions and blocks) a tensor may have: TFLite's tensors have at most 6 dimensions
+    /// here, each blocked at most once. Each level is a level of recursion in `densify`.
+    static let maxLevels = 16
+    /// The largest dense tensor `densify` makes (4 GiB of floats): a constant past it is a damaged file's.
+    static let maxValues = 1 << 30
+
     init(traversalOrder: [Int], blockMap: [Int], levels: [Level]) {
         self.traversalOrder = traversalOrder; self.blockMap = blockMap; self.levels = levels
     }
 
     /// The dense tensor of `shape` from the stored `values`; nil when the parameters do not describe
-    /// `shape` or reach past the values (a damaged file), never a crash or a walk longer than the tensor.
+    /// `shape` or reach past the values (a damaged file). Refused before anything is made: more than
+    /// `maxLevels` levels, a dense tensor of more than `maxValues` values, a zero dimension, a dense level or
+    /// block reaching past its dimension, a negative size. During the walk, the first index past its dimension
+    /// or negative bound refuses the tensor, even where nothing is stored beneath it (the rule as first
+    /// written answered that with zeros, or trapped on a negative one). The walk visits each stored index once.
     ///
     /// Each expanded dimension e (an original dimension, or a block of one) adds `expanded[e]` times a fixed
     /// step to its original dimension's coordinate: for a dimension d with blocks k1, k2, ... (in block order)
@@ -58,13 +68,13 @@ struct SparseTensor: Sendable, Equatable {
     /// weights, the only sparse ones MediaPipe ships, took 14 ms of each worker's start value by value).
     func densify(_ values: [Float], shape: [Int]) -> [Float]? {
         let rank = shape.count, depth = levels.count
-        guard depth == traversalOrder.count, depth == rank + blockMap.count,
+        guard depth <= Self.maxLevels, depth == traversalOrder.count, depth == rank + blockMap.count,
               Set(traversalOrder) == Set(0..<depth), blockMap.allSatisfy({ (0..<rank).contains($0) }),
               shape.allSatisfy({ $0 > 0 }) else { return nil }
         var count = 1
         for n in shape {
             let (product, overflow) = count.multipliedReportingOverflow(by: n)
-            guard !overflow else { return nil }
+            guard !overflow, product <= Self.maxValues else { return nil }
             count = product
         }
         let owner = Array(0..<rank) + blockMap

@@ -63,6 +63,14 @@ public final class TFLiteModel {
         for (i, t) in tensorTables.enumerated() {
             let shape = try t.int32s(0).map(Int.init)
             guard shape.allSatisfy({ $0 >= 0 && $0 < 1 << 24 }) else { throw fb.fail("tensor \(i) has shape \(shape)") }
+            // Its count of values, which plans multiply by 4 and add up: past 2^30 (4 GiB of floats) it is a damaged
+            // file's, and a product past Int's range would trap wherever `count` is asked.
+            var values = 1
+            for n in shape {
+                let (product, overflow) = values.multipliedReportingOverflow(by: n)
+                guard !overflow, product <= 1 << 30 else { throw fb.fail("tensor \(i) has shape \(shape): more than 2^30 values") }
+                values = product
+            }
             let rawType = Int(try t.scalar(1, Int8.self, default: 0))
             let buffer = Int(try t.scalar(2, UInt32.self, default: 0))
             guard buffer < buffers.count else { throw fb.fail("tensor \(i) names buffer \(buffer) of \(buffers.count)") }

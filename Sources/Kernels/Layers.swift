@@ -66,8 +66,9 @@ public final class PackedWeights {
         precondition(weights.count >= n * k, "weights hold N x K values")
         self.init(k: k, n: n, bias: bias, filling: { data in
             weights.withUnsafeBufferPointer { w in
+                guard let base = w.baseAddress else { return }
                 for column in 0..<n {
-                    let source = w.baseAddress! + column * k
+                    let source = base + column * k
                     var target = data + (column / 16) * k * 16 + column % 16
                     for kk in 0..<k {
                         target.pointee = source[kk]

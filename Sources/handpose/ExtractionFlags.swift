@@ -49,7 +49,7 @@ struct ExtractionFlags: ParsableArguments {
     var maxBodies = 1
 
     @Flag(help: ArgumentHelp("MediaPipe Holistic as pose-format's video_to_pose runs it (legacy mp.solutions.holistic of mediapipe 0.10.14, model complexity 1, smoothing on): one person's body, each hand found from the body's arm, and the face (468 points; 478 with --refine-face) found from the body's head, on handpose's engine.",
-                             discussion: "With --format pose the files are video_to_pose's: POSE_LANDMARKS, FACE_LANDMARKS, LEFT_HAND_LANDMARKS, RIGHT_HAND_LANDMARKS, POSE_WORLD_LANDMARKS. Keypoint files gain `faces` per frame (format version 3). Each clip is tracked whole by one worker. Needs the Holistic models beside the hand models (make setup places them). Not with --body, --smooth, --complete, --mirrored or --mode image."))
+                             discussion: "With --format pose the files are video_to_pose's: POSE_LANDMARKS, FACE_LANDMARKS, LEFT_HAND_LANDMARKS, RIGHT_HAND_LANDMARKS, POSE_WORLD_LANDMARKS. Keypoint files gain `faces` per frame (format version 3). Each clip is tracked whole by one worker. Needs the Holistic models (make setup places them), and the hand models too with --hand-fallback. Not with --body, --smooth, --complete, --mirrored or --mode image."))
     var holistic = false
 
     @Flag(help: ArgumentHelp("With --holistic: a hand Holistic misses (its crops come from the pose's arms) is taken from handpose's own hand tracker, when that hand is on the arm's end.",
@@ -154,11 +154,10 @@ struct ExtractionFlags: ParsableArguments {
         }
     }
 
-    /// The model files these flags run: the hand tracker's (not under --holistic without --hand-fallback),
-    /// the body's, Holistic's.
+    /// The model files that pick the folder: the hand tracker's (not under --holistic without --hand-fallback)
+    /// and Holistic's. (--body's pose models are then looked for in that folder, and a missing one is named.)
     var modelFileNames: [String] {
-        (holistic && !handFallback ? [] : HandModels.fileNames(model)) + (body ? BodyModels.fileNames : [])
-            + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : [])
+        (holistic && !handFallback ? [] : HandModels.fileNames(model)) + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : [])
     }
 
     /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them:

@@ -49,10 +49,8 @@ final class SparseTensorTests: XCTestCase {
         guard levels.count == traversalOrder.count, traversalOrder.count == rank + blockMap.count,
               Set(traversalOrder) == Set(0..<levels.count), blockMap.allSatisfy({ (0..<rank).contains($0) }) else { return nil }
         // The size of each expanded dimension: an original dimension divided by its block, or a block.
-        var blockSize = [Int](repeating: 1, count: rank)
-        for (k, d) in blockMap.enumerated() {
+        for (k, _) in blockMap.enumerated() {
             guard let level = traversalOrder.firstIndex(of: rank + k), levels[level].dense, levels[level].denseSize > 0 else { return nil }
-            blockSize[d] *= levels[level].denseSize
         }
         let count = shape.reduce(1, *)
         var dense = [Float](repeating: 0, count: count)
@@ -94,11 +92,12 @@ final class SparseTensorTests: XCTestCase {
     }
 
     /// Random sparse tensors in every layout the schema allows (any traversal order, blocked dimensions,
-    /// dense and compressed levels, empty rows), made dense as the reference does; damaged copies of them
-    /// are refused or give the reference's tensor, never crash.
+    /// dense and compressed levels, empty rows), made dense as the reference does. Damaged copies of them: an
+    /// index past its dimension or a negative bound is refused (the reference trapped on a negative one); a
+    /// moved segment bound gives what the reference gives; a value too many or too few is refused.
     func testDensifyMatchesTheReferenceOnRandomLayouts() {
-        var generator = SystemRandomNumberGenerator()
-        var damagedRefused = 0
+        var generator = SeededRandom(47)
+        var placed = 0, blockedLayouts = 0
         for trial in 0..<2000 {
             let rank = Int.random(in: 1...4, using: &generator)
             let shape = (0..<rank).map { _ in Int.random(in: 1...7, using: &generator) }
@@ -116,7 +115,10 @@ final class SparseTensorTests: XCTestCase {
             let range = (0..<depth).map { e in e < rank ? (shape[e] + blocked[e] - 1) / blocked[e] : blockSizes[e - rank] }
             var levels: [Level] = []
             var positions = 1
+            // Entries of the level above each level (none: the level is never walked).
+            var reached: [Int] = []
             for e in order {
+                reached.append(positions)
                 if e >= rank || Bool.random(using: &generator) {
                     levels.append(Self.dense(range[e]))
                     positions *= range[e]
@@ -133,24 +135,61 @@ final class SparseTensorTests: XCTestCase {
             let tensor = SparseTensor(traversalOrder: order, blockMap: blockMap, levels: levels)
             let values = (0..<positions).map { Float($0 + 1) }
             let expected = Self.reference(tensor, values, shape: shape)
+            let label = "trial \(trial): shape \(shape), order \(order), blocks \(blockMap) x \(blockSizes), levels \(levels)"
             // A layout whose blocks leave a remainder can place past a dimension: both refuse it.
-            XCTAssertEqual(tensor.densify(values, shape: shape), expected, "trial \(trial): order \(order), blocks \(blockMap) x \(blockSizes), shape \(shape)")
+            XCTAssertEqual(tensor.densify(values, shape: shape), expected, label)
             guard expected != nil else { continue }
-            // Damaged: an index moved, a segment bound moved, a value missing or added.
-            var damaged = tensor
-            let l = Int.random(in: 0..<depth, using: &generator)
-            if !damaged.levels[l].dense, !damaged.levels[l].indices.isEmpty, Bool.random(using: &generator) {
-                let k = Int.random(in: 0..<damaged.levels[l].indices.count, using: &generator)
-                damaged.levels[l].indices[k] = [-1, 7, Int(Int32.max), range[order[l]]].randomElement(using: &generator)!
-            } else if !damaged.levels[l].dense {
-                let k = Int.random(in: 0..<damaged.levels[l].segments.count, using: &generator)
-                damaged.levels[l].segments[k] += [-2, -1, 1, 1000].randomElement(using: &generator)!
+            placed += 1
+            if !blockMap.isEmpty { blockedLayouts += 1 }
+            // Damaged copies.
+            let compressed = levels.indices.filter { !levels[$0].dense }
+            if let l = compressed.randomElement(using: &generator), !levels[l].indices.isEmpty {
+                var damaged = tensor
+                let k = Int.random(in: 0..<levels[l].indices.count, using: &generator)
+                damaged.levels[l].indices[k] = [-1, range[order[l]], Int(Int32.max)].randomElement(using: &generator)!
+                XCTAssertNil(damaged.densify(values, shape: shape), "index \(damaged.levels[l].indices[k]) at level \(l), \(label)")
             }
-            let moreOrFewer = Bool.random(using: &generator) ? values : (Bool.random(using: &generator) ? values + [0] : Array(values.dropLast()))
-            let got = damaged.densify(moreOrFewer, shape: shape)
-            if got == nil { damagedRefused += 1 } else { XCTAssertEqual(got, Self.reference(damaged, moreOrFewer, shape: shape), "trial \(trial), damaged") }
+            if let l = compressed.randomElement(using: &generator) {
+                var damaged = tensor
+                let k = Int.random(in: 0..<levels[l].segments.count, using: &generator)
+                damaged.levels[l].segments[k] += [-2, -1, 1, 1000].randomElement(using: &generator)!
+                if damaged.levels[l].segments[k] < 0 {
+                    // Refused where the walk reads it; a level under an empty one is never read.
+                    XCTAssertEqual(damaged.densify(values, shape: shape), reached[l] > 0 ? nil : expected, "negative segment bound, \(label)")
+                } else {
+                    XCTAssertEqual(damaged.densify(values, shape: shape), Self.reference(damaged, values, shape: shape), "segment \(k) moved, \(label)")
+                }
+            }
+            XCTAssertNil(tensor.densify(values + [0], shape: shape), "a value too many, \(label)")
+            if !values.isEmpty { XCTAssertNil(tensor.densify(Array(values.dropLast()), shape: shape), "a value too few, \(label)") }
         }
-        XCTAssertGreaterThan(damagedRefused, 100, "the damaged copies were refused")
+        XCTAssertGreaterThan(placed, 1000, "most layouts place their values")
+        XCTAssertGreaterThan(blockedLayouts, 300, "blocked layouts among them")
+    }
+
+    /// Parameters no model needs, refused before anything is allocated or walked (a damaged or hostile file's
+    /// values): sizes past a dimension or negative, a zero dimension, a dense tensor too large to make, more
+    /// levels than any tensor has. The reference answered some of these with zeros, or trapped.
+    func testHostileParametersAreRefused() {
+        let rows = Self.csr([0, 2, 3, 3], [0, 3, 2])
+        for size in [-1, 0, 4, Int(Int32.max)] {
+            XCTAssertNil(SparseTensor(traversalOrder: [0, 1], blockMap: [], levels: [Self.dense(size), rows]).densify([1, 2, 3], shape: [3, 4]),
+                         "dense size \(size) for a dimension of 3")
+        }
+        XCTAssertNil(SparseTensor(traversalOrder: [0, 1], blockMap: [], levels: [Self.dense(3), rows]).densify([1, 2, 3], shape: [3, 0]),
+                     "a zero dimension")
+        // A block larger than its dimension (the reference placed nothing past it only because nothing was stored there).
+        XCTAssertNil(SparseTensor(traversalOrder: [0, 1, 2], blockMap: [1], levels: [Self.dense(3), Self.dense(1), Self.dense(8)])
+                        .densify([Float](repeating: 1, count: 24), shape: [3, 4]), "a block of 8 in a dimension of 4")
+        // Shapes whose dense tensor would not fit in memory: refused, not allocated.
+        XCTAssertNil(SparseTensor(traversalOrder: [0, 1], blockMap: [], levels: [Self.dense(1), Self.csr([0, 1], [0])])
+                        .densify([1], shape: [1 << 23, 1 << 23]), "2^46 values")
+        XCTAssertNil(SparseTensor(traversalOrder: [0, 1, 2, 3], blockMap: [], levels: [Self.dense(1), Self.dense(1), Self.dense(1), Self.csr([0, 1], [0])])
+                        .densify([1], shape: [1 << 23, 1 << 23, 1 << 23, 1 << 23]), "a product past Int's range")
+        // More levels than any tensor has: refused, not recursed into.
+        let deep = 100_000
+        XCTAssertNil(SparseTensor(traversalOrder: Array(0..<deep), blockMap: [], levels: Array(repeating: Self.dense(1), count: deep))
+                        .densify([1], shape: Array(repeating: 1, count: deep)), "\(deep) dimensions")
     }
 
     /// `PlanBuilder.widen`: the same bits as the standard library's Float16 to Float, for all 65536 patterns.

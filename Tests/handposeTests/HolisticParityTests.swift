@@ -246,12 +246,14 @@ final class HolisticParityTests: XCTestCase {
                                                        "--format", "json,npz,csv,pose"])
         XCTAssertEqual(status, 0, statusText)
         XCTAssertTrue(statusText.contains("1 inputs: 1 done"), statusText)
+        XCTAssertFalse(statusText.contains("models not found here"), "status compared the models: \(statusText)")
         let (fallback, fallbackText) = try ToolRunner.run(["status", dir.path, "--inputs", clip.path, "--models", models, "--holistic",
                                                            "--hand-fallback", "--format", "json,npz,csv,pose"])
         XCTAssertNotEqual(fallback, 0, fallbackText)
         XCTAssertTrue(fallbackText.contains("other-settings"), fallbackText)
         let (plain, plainText) = try ToolRunner.run(["status", dir.path, "--inputs", clip.path, "--models", models])
         XCTAssertNotEqual(plain, 0, plainText)
+        XCTAssertTrue(plainText.contains("other-settings"), plainText)
     }
 
     /// --hand-fallback only adds: Holistic's own hands and body stay as they are, and each added hand comes

@@ -44,8 +44,8 @@ struct SparseTensor: Sendable, Equatable {
         }
     }
 
-    /// The most levels (dimensions and blocks) a tensor may have: TFLite's tensors have at most 6 dimensions
-    /// here, each blocked at most once. Each level is a level of recursion in `densify`.
+    /// The most levels (dimensions and blocks) a tensor may have: the sparse weights MediaPipe ships have 4
+    /// dimensions and at most one block each. Each level is a level of recursion in `densify`.
     static let maxLevels = 16
     /// The largest dense tensor `densify` makes (4 GiB of floats): a constant past it is a damaged file's.
     static let maxValues = 1 << 30

@@ -64,16 +64,19 @@ public struct ExtractionPipeline: Sendable {
     /// names what made each file; `status` asks this too.
     public static func modelIdentity(directory: URL, complexity: HandTrackerOptions.Complexity,
                                      settings: ExtractionSettings) throws -> [String: String] {
-        if let holistic = settings.holistic {
-            let own = try ModelFiles.identity(directory: directory, names: HolisticModels.fileNames(refineFace: holistic.refineFace))
-            guard holistic.handFallback else { return own }
-            return own.merging(try HandModels.identity(directory: directory, complexity: complexity)) { a, _ in a }
-        }
-        var identity = try HandModels.identity(directory: directory, complexity: complexity)
-        if settings.body != nil {
+        var identity = try ModelFiles.identity(directory: directory, names: modelFileNames(complexity: complexity, settings: settings))
+        if settings.body != nil && settings.holistic == nil {
             identity.merge(try ModelFiles.identity(directory: directory, names: BodyModels.fileNames)) { a, _ in a }
         }
         return identity
+    }
+
+    /// The model files that `settings` runs and that pick the models' folder: the hand tracker's when it runs
+    /// (`ExtractionSettings.runsHandTracker`), Holistic's under `--holistic`. (`--body`'s pose models are looked
+    /// for in that folder, so that a missing one is named.)
+    public static func modelFileNames(complexity: HandTrackerOptions.Complexity, settings: ExtractionSettings) -> [String] {
+        (settings.runsHandTracker ? HandModels.fileNames(complexity) : [])
+            + (settings.holistic.map { HolisticModels.fileNames(refineFace: $0.refineFace) } ?? [])
     }
 
     /// What the keypoints of an input must have been made with for this pipeline to keep them.

@@ -30,6 +30,10 @@ public struct ExtractionSettings: Hashable, Sendable, Codable {
     public var smooths: Bool { smoothing && hands.mode == .video }
     /// Whether completion applies: video mode only.
     public var completes: Bool { completion && hands.mode == .video }
+    /// Whether handpose's hand tracker (palm detection, hand landmarks) runs: always, but under Holistic only
+    /// with `--hand-fallback`. What a worker plans, what a run records as its models, and which models `extract`
+    /// and `status` look for follow from it.
+    public var runsHandTracker: Bool { holistic.map(\.handFallback) ?? true }
     /// The body pipeline's settings in the hands' mode (a still is an image for both), when a body is asked.
     public var bodyOptions: BodyTrackerOptions? {
         body.map { var b = $0; b.mode = hands.mode; return b }

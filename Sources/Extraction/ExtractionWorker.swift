@@ -79,7 +79,7 @@ public enum ExtractionWorker {
                 guard job.options.hands.model == complexity else {
                     throw ExtractionError.input(path: job.input, reason: "the worker runs the \(complexity.rawValue) models, the job asks for \(job.options.hands.model.rawValue)")
                 }
-                if job.options.holistic == nil || job.options.holistic?.handFallback == true {
+                if job.options.runsHandTracker {
                     if let tracker { tracker.options = job.options.hands } else {
                         let models = try HandModels(directory: directory, complexity: complexity, sharing: sharing,
                                                     hashes: ModelFiles.known(hashes, names: HandModels.fileNames(complexity)))

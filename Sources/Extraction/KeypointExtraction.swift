@@ -130,10 +130,9 @@ public enum KeypointExtraction {
         let start = ContinuousClock.now
         var profile = Profile()
         let settings = settings ?? .init(tracker!, body)
-        // The hand tracker runs unless Holistic alone finds the hands (no `--hand-fallback`).
-        let handTracker = holistic == nil || settings.holistic?.handFallback == true ? tracker : nil
-        precondition(handTracker != nil || (holistic != nil && settings.holistic?.handFallback != true),
-                     "extraction without Holistic, and Holistic with --hand-fallback, run the hand tracker")
+        precondition((holistic != nil) == (settings.holistic != nil), "a Holistic tracker comes with Holistic's settings")
+        let handTracker = settings.runsHandTracker ? tracker : nil
+        precondition(handTracker != nil || !settings.runsHandTracker, "extraction without Holistic, and Holistic with --hand-fallback, run the hand tracker")
         precondition(holistic == nil || !settings.completes, "--complete follows the hand tracker's tracks, not Holistic's")
         let reader = try VideoReader(url: url, threads: decodeThreads)
         if let handTracker {

@@ -154,11 +154,8 @@ struct ExtractionFlags: ParsableArguments {
         }
     }
 
-    /// The model files that pick the folder: the hand tracker's (not under --holistic without --hand-fallback)
-    /// and Holistic's. (--body's pose models are then looked for in that folder, and a missing one is named.)
-    var modelFileNames: [String] {
-        (holistic && !handFallback ? [] : HandModels.fileNames(model)) + (holistic ? HolisticModels.fileNames(refineFace: refineFace) : [])
-    }
+    /// The model files that pick the folder (`ExtractionPipeline.modelFileNames`).
+    var modelFileNames: [String] { ExtractionPipeline.modelFileNames(complexity: model, settings: settings(forStill: false)) }
 
     /// The identity (file name to SHA-256) of the models these flags ask for, read without planning them:
     /// what `extract` records (`ExtractionPipeline.modelIdentity`).

@@ -56,6 +56,7 @@ DIRECT = [
     ("direct8x16", 8, 16, 16, AVX512),
     ("direct6x16", 6, 16, 8, AVX2_ONLY),
     ("direct4x32", 4, 32, 16, AVX512),
+    ("direct8x32", 8, 32, 16, AVX512),
     ("direct4x24", 4, 24, 8, FMA_X86),
     ("direct2x32", 2, 32, 8, AVX2_ONLY),
 ]

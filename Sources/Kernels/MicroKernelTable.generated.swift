@@ -29,6 +29,7 @@ extension MicroKernel {
             MicroKernel(name: "direct8x8", strategy: .direct, rows: 8, columns: 8, lanes: 8),
             MicroKernel(name: "direct8x16", strategy: .direct, rows: 8, columns: 16, lanes: 16),
             MicroKernel(name: "direct4x32", strategy: .direct, rows: 4, columns: 32, lanes: 16),
+            MicroKernel(name: "direct8x32", strategy: .direct, rows: 8, columns: 32, lanes: 16),
             MicroKernel(name: "direct4x24", strategy: .direct, rows: 4, columns: 24, lanes: 8),
             MicroKernel(name: "dot8", strategy: .dot, rows: 8, columns: 1, lanes: 8),
         ]

@@ -19,7 +19,7 @@ enum ConvKernel {
         }
         #if HANDPOSE_AVX512 || HANDPOSE_AVX2
         if DirectConv.covers(conv) {
-            DirectConv.run(conv, x: x, y: y, epilogue: epilogue, pixels: pixels)
+            DirectConv.run(conv, x: x, y: y, epilogue: epilogue, pixels: pixels, wide: wide)
             return
         }
         #endif

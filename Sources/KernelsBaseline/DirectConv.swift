@@ -7,24 +7,40 @@ import Kernels
 /// panels, whose k order (ky, kx, ci) is the patch order, so the sums are formed in the GEMM's order and
 /// both paths give the same floats. Taps outside the input are skipped (zero padding).
 /// The tile by output width: eight or fewer channels, eight pixels of one 8-wide vector (hand_recrop's
-/// first layer, whose im2col ran at 14 GFLOP/s); 9 to 16, eight pixels of one 16-wide vector or six of two
-/// 8-wide (face_landmark's first layer, 23% of the model through im2col); 17 to 24, four pixels of three 8-wide vectors (twelve
-/// accumulators; the landmark and face models' first layers; with AVX-512 too, where two 16-wide vectors
-/// wasted a quarter of the products); 25 to 32, with AVX-512 four pixels of two 16-wide vectors, with AVX2
-/// two pixels of four (four pixels would need sixteen accumulators, more than AVX2's registers).
+/// first layer, whose im2col ran at 14 GFLOP/s, and its 2x2 stride-2 layers on eight channels); 9 to 16,
+/// eight pixels of one 16-wide vector or six of two 8-wide (face_landmark's first layer, 23% of the model
+/// through im2col); 17 to 24, four pixels of three 8-wide vectors (twelve accumulators; the landmark and
+/// detector models' first layers), with AVX2 and with the AVX-512 `rows12` tiling (Zen 4, where a 16-wide
+/// multiply-add costs two 8-wide ones, so two 16-wide vectors wasted a quarter of the products); 25 to 32,
+/// four pixels of two 16-wide vectors with `rows12`, two pixels of four 8-wide with AVX2 (four pixels would
+/// need sixteen accumulators, more than AVX2's registers). With the `wide` tiling (full-width multiply-adds:
+/// Zen 5), 17 to 32 take eight pixels of two 16-wide vectors (`direct8x32`, sixteen accumulators): on Zen 5
+/// it ran at 63-65% of the peak where `direct4x32` ran at 48% and `direct4x24` at 29% (`handpose bench
+/// kernels`), and it cut the hand landmark model's first layer from 0.147 to 0.108 ms. (Sixteen pixels of
+/// 8 or 16 outputs were measured too, no faster than eight: the broadcasts, one a pixel a tap, bound them.)
+/// Every tile forms each value the same way, so the choice never changes a bit.
 enum DirectConv {
     /// Whether a tile covers `conv`: few input channels, and an output width a tile has.
+    /// (Eight channels into at most eight: hand_recrop's 2x2 stride-2 convolutions, 64x64x8 from
+    /// 128x128x8, where gathering patches for a half-empty 16-column panel ran at 26 GFLOP/s.)
     static func covers(_ conv: Conv2D) -> Bool {
-        conv.input.c <= 4 && conv.weights.n <= 32
+        (conv.input.c <= 4 && conv.weights.n <= 32) || (conv.input.c <= 8 && conv.weights.n <= 8)
     }
 
     /// Up to 8 outputs; up to 16; up to 24; up to 32.
-    private enum Choice { case eight, upTo16, upTo24, upTo32 }
+    /// (`upTo32Wide`: up to 32 on a full-width AVX-512 core, eight pixels.)
+    private enum Choice { case eight, upTo16, upTo24, upTo32, upTo32Wide }
 
-    static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>) {
+    /// `wide`: the AVX-512 tiling is `GemmTiling.wide` (full-width multiply-adds; ignored with AVX2).
+    static func run(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue plain: Epilogue, pixels: Range<Int>,
+                    wide: Bool) {
         let epilogue = VectorEpilogue(plain)
         let n = conv.weights.n
+        #if HANDPOSE_AVX512
+        let choice: Choice = n <= 8 ? .eight : (n <= 16 ? .upTo16 : (wide ? .upTo32Wide : (n <= 24 ? .upTo24 : .upTo32)))
+        #else
         let choice: Choice = n <= 8 ? .eight : (n <= 16 ? .upTo16 : (n <= 24 ? .upTo24 : .upTo32))
+        #endif
         let groupSize: Int
         switch choice {
         case .eight: groupSize = 8
@@ -32,9 +48,10 @@ enum DirectConv {
         #if HANDPOSE_AVX512
         case .upTo16: groupSize = 8
         case .upTo32: groupSize = 4
+        case .upTo32Wide: groupSize = 8
         #else
         case .upTo16: groupSize = 6
-        case .upTo32: groupSize = 2
+        case .upTo32, .upTo32Wide: groupSize = 2
         #endif
         }
         let (kw, cin, window, inW) = (conv.window.kw, conv.input.c, conv.window, conv.input.w)
@@ -66,8 +83,9 @@ enum DirectConv {
         case .upTo24: DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #if HANDPOSE_AVX512
         case .upTo32: DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        case .upTo32Wide: DirectTiles.direct8x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #else
-        case .upTo32: DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+        case .upTo32, .upTo32Wide: DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: p, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
         #endif
         }
     }

@@ -25,7 +25,9 @@ enum Gemm {
                 // memory (measured: the same product with its weights already in the cache took 55% of the time).
                 // (After the last panel, the first again when another chunk of rows follows.)
                 #if HANDPOSE_AVX512
-                if wide && p + 1 < panels.upperBound && w.n >= (p + 2) * 16 {
+                // The second panel may be partial (24 outputs: 16 + 8): the pair costs the same multiply-adds
+                // as a 12-row tile on each panel (the second then half empty) and runs at the wider tile's speed.
+                if wide && p + 1 < panels.upperBound {
                     // (The first of two panels, so the second line, a panel on, stays inside this range's panels.)
                     let following = smaller(p + 2 < panels.upperBound ? p + 2 : (r1 < rows.upperBound ? panels.lowerBound : p),
                                             panels.upperBound - 2)

@@ -558,6 +558,87 @@ enum DirectTiles {
     }
     #endif
 
+    #if HANDPOSE_AVX512
+    /// 8 pixels x 32 output channels, 16-wide vectors: 16 accumulators; each broadcast feeds 2 FMAs.
+    /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
+    @inline(__always)
+    static func direct8x32(_ conv: Conv2D, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, epilogue: VectorEpilogue,
+                       pixel p: Int, ox: Int, iy0: Int, ky kys: Range<Int>, kw: Int, cin: Int) {
+        let window = conv.window, inW = conv.input.w, panel = conv.weights.k &* 16
+        let wp = UnsafePointer(conv.weights.data.pointer), bias = UnsafePointer(conv.weights.bias.pointer)
+        // Wrapping index arithmetic and advancing pointers: checked arithmetic put an overflow test beside
+        // every index of the inner loop (kw and cin are constants only where the caller's literals inline).
+        let step = window.sw &* cin, tapStep = window.dw &* cin, ix0 = ox &* window.sw &- window.padLeft
+        let s2 = step &* 2, s3 = step &* 3, s4 = step &* 4, s5 = step &* 5, s6 = step &* 6, s7 = step &* 7
+        let b0 = load16(bias + 0), b1 = load16(bias + 16)
+        var c0_0 = b0, c0_1 = b1
+        var c1_0 = b0, c1_1 = b1
+        var c2_0 = b0, c2_1 = b1
+        var c3_0 = b0, c3_1 = b1
+        var c4_0 = b0, c4_1 = b1
+        var c5_0 = b0, c5_1 = b1
+        var c6_0 = b0, c6_1 = b1
+        var c7_0 = b0, c7_1 = b1
+        for ky in kys {
+            var tap = x + ((iy0 &+ ky &* window.dh) &* inW &+ ix0) &* cin
+            var q = wp + (ky &* kw &* cin) &* 16
+            for _ in 0..<kw {
+                for ci in 0..<cin {
+                    let w0 = load16(q), w1 = load16(q + (panel))
+                    var v = SIMD16<Float>(repeating: tap[ci]); c0_0 = fma16(c0_0, v, w0); c0_1 = fma16(c0_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[step &+ ci]); c1_0 = fma16(c1_0, v, w0); c1_1 = fma16(c1_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s2 &+ ci]); c2_0 = fma16(c2_0, v, w0); c2_1 = fma16(c2_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s3 &+ ci]); c3_0 = fma16(c3_0, v, w0); c3_1 = fma16(c3_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s4 &+ ci]); c4_0 = fma16(c4_0, v, w0); c4_1 = fma16(c4_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s5 &+ ci]); c5_0 = fma16(c5_0, v, w0); c5_1 = fma16(c5_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s6 &+ ci]); c6_0 = fma16(c6_0, v, w0); c6_1 = fma16(c6_1, v, w1)
+                    v = SIMD16<Float>(repeating: tap[s7 &+ ci]); c7_0 = fma16(c7_0, v, w0); c7_1 = fma16(c7_1, v, w1)
+                    q += 16
+                }
+                tap += tapStep
+            }
+        }
+        let ldc = conv.output.c, n = conv.weights.n
+        Tile.storeFull(halves(c0_0).0, halves(c0_0).1, row: p &+ 0, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c1_0).0, halves(c1_0).1, row: p &+ 1, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c2_0).0, halves(c2_0).1, row: p &+ 2, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c3_0).0, halves(c3_0).1, row: p &+ 3, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c4_0).0, halves(c4_0).1, row: p &+ 4, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c5_0).0, halves(c5_0).1, row: p &+ 5, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c6_0).0, halves(c6_0).1, row: p &+ 6, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        Tile.storeFull(halves(c7_0).0, halves(c7_0).1, row: p &+ 7, col: 0, c: y, ldc: ldc, epilogue: epilogue)
+        let width1 = n &- 16
+        if width1 == 16 {
+            Tile.storeFull(halves(c0_1).0, halves(c0_1).1, row: p &+ 0, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c1_1).0, halves(c1_1).1, row: p &+ 1, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c2_1).0, halves(c2_1).1, row: p &+ 2, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c3_1).0, halves(c3_1).1, row: p &+ 3, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c4_1).0, halves(c4_1).1, row: p &+ 4, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c5_1).0, halves(c5_1).1, row: p &+ 5, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c6_1).0, halves(c6_1).1, row: p &+ 6, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeFull(halves(c7_1).0, halves(c7_1).1, row: p &+ 7, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+        } else if width1 == 8 {
+            Tile.storeEight(halves(c0_1).0, row: p &+ 0, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c1_1).0, row: p &+ 1, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c2_1).0, row: p &+ 2, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c3_1).0, row: p &+ 3, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c4_1).0, row: p &+ 4, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c5_1).0, row: p &+ 5, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c6_1).0, row: p &+ 6, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.storeEight(halves(c7_1).0, row: p &+ 7, col: 16, c: y, ldc: ldc, epilogue: epilogue)
+        } else {
+            Tile.store(halves(c0_1).0, halves(c0_1).1, row: p &+ 0, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c1_1).0, halves(c1_1).1, row: p &+ 1, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c2_1).0, halves(c2_1).1, row: p &+ 2, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c3_1).0, halves(c3_1).1, row: p &+ 3, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c4_1).0, halves(c4_1).1, row: p &+ 4, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c5_1).0, halves(c5_1).1, row: p &+ 5, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c6_1).0, halves(c6_1).1, row: p &+ 6, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+            Tile.store(halves(c7_1).0, halves(c7_1).1, row: p &+ 7, col: 16, width: width1, c: y, ldc: ldc, epilogue: epilogue)
+        }
+    }
+    #endif
+
     /// 4 pixels x 24 output channels, 8-wide vectors: 12 accumulators; each broadcast feeds 3 FMAs.
     /// Every tap of the pixels lies inside the input horizontally; rows outside it are not in `kys`.
     @inline(__always)
@@ -712,6 +793,10 @@ func directTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: Unsafe
     #if HANDPOSE_AVX512
     case "direct4x32" where conv.weights.n <= 32:
         DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
+    #endif
+    #if HANDPOSE_AVX512
+    case "direct8x32" where conv.weights.n <= 32:
+        DirectTiles.direct8x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     case "direct4x24" where conv.weights.n <= 24:
         DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)

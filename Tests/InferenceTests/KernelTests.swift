@@ -104,9 +104,9 @@ final class KernelTests: XCTestCase {
     }
 
     /// Convolutions of few input channels read in place (`DirectConv`) form each sum in the order the
-    /// im2col + GEMM path does, so both give the same floats, in every variant; cases cover 1 to 4 input
-    /// channels, up to 8 and 17 to 32 outputs (partial panels, the eight-pixel group, AVX2's four- and
-    /// two-pixel groups), strides, dilation and row ends.
+    /// im2col + GEMM path does, so both give the same floats, in every variant and tiling; cases cover 1 to 4
+    /// input channels, and 5 to 8 into at most 8, up to 8 and 17 to 32 outputs (partial panels, the eight-pixel
+    /// groups, AVX2's four- and two-pixel groups, rows narrower than a group), strides, dilation and row ends.
     func testDirectConvEqualsIm2colAndGemmExactly() {
         var rng = SeededRandom(17)
         let cases: [(HWC, Int, Int, Int, Int, Padding)] = [
@@ -117,6 +117,10 @@ final class KernelTests: XCTestCase {
             (HWC(12, 29, 3), 3, 8, 2, 1, .same), (HWC(9, 19, 3), 3, 5, 1, 1, .same), (HWC(7, 12, 2), 3, 8, 1, 1, .valid),
             // 9 to 16 outputs (face_landmark's first layer: 3x3/2, RGB to 16).
             (HWC(12, 31, 3), 3, 16, 2, 1, .same), (HWC(9, 20, 4), 3, 11, 1, 1, .same),
+            // Eight channels into eight (hand_recrop's 2x2/2 layers) and six into seven.
+            (HWC(16, 38, 8), 2, 8, 2, 1, .valid), (HWC(9, 11, 6), 3, 7, 1, 1, .same),
+            // 17 to 32 outputs in rows of 5 pixels, narrower than the `wide` tiling's eight-pixel group, and of 9.
+            (HWC(6, 9, 3), 3, 24, 2, 1, .same), (HWC(7, 9, 3), 3, 30, 1, 1, .same),
         ]
         for (i, (s, k, cout, stride, dilation, padding)) in cases.enumerated() {
             let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)

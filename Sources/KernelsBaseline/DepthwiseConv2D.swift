@@ -117,7 +117,10 @@ enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool {
 /// lines of one pixel serve all its channel blocks), as do stride-1 3x3 and 5x5 border pixels (`slide`);
 /// other border pixels and leftovers go one at a time (`pixel`), four channel blocks at once for
 /// independent accumulators.
-/// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain), then eight.
+/// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain; where 24 remain, a vector
+/// of sixteen and one of eight at once: eight accumulators, where one after the other each had four and
+/// waited on the multiply-add's latency; 0.139 to 0.123 ms for hand_landmark_full's 112x112x24 block on
+/// Zen 5), then eight.
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
@@ -150,31 +153,36 @@ private struct RowKernel {
             // (eight accumulators; four leave the FMA units waiting on the latency), then one; then eight.
             #if HANDPOSE_AVX512
             while ch &+ 32 <= vecC {
-                windowBlocks(Lanes16.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                windowBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
                 ch &+= 32
             }
+            if vecC &- ch == 24 {
+                windowBlocks(Lanes16.self, Lanes8.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                ch = vecC
+            }
             while ch &+ 16 <= vecC {
-                windowBlocks(Lanes16.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                windowBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
                 ch &+= 16
             }
             #endif
             while ch < vecC {
-                windowBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                windowBlocks(Lanes8.self, Lanes8.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
                 ch &+= 8
             }
             if tail >= 0 && !sliding {
-                windowBlocks(Lanes8.self, ch: tail, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                windowBlocks(Lanes8.self, Lanes8.self, ch: tail, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
             }
             ox &+= 4
         }
         return ox
     }
 
-    /// Four interior pixels `pixelStep` apart (whole windows), one block of channels from `ch` (two adjacent
-    /// ones with `pair`), the taps in `pixel`'s order.
+    /// Four interior pixels `pixelStep` apart (whole windows), one block of channels from `ch` (with `pair`, a
+    /// second right after it, of `M`'s width), the taps in `pixel`'s order.
     @_transparent
-    func windowBlocks<L: Lanes>(_: L.Type, ch: Int, pair: Bool, kw: Int, inBase: Int, pixelStep: Int, o: UnsafeMutablePointer<Float>) {
-        let ba = L.load(b + ch), be = pair ? L.load(b + (ch &+ L.width)) : ba
+    func windowBlocks<L: Lanes, M: Lanes>(_: L.Type, _: M.Type, ch: Int, pair: Bool, kw: Int, inBase: Int, pixelStep: Int,
+                                          o: UnsafeMutablePointer<Float>) {
+        let ba = L.load(b + ch), be = pair ? M.load(b + (ch &+ L.width)) : M.zero
         var a = (ba, ba, ba, ba), e = (be, be, be, be)
         for ky in kyLo..<kyHi {
             var p = x + (inBase &+ ky &* dh &* inW &* c &+ ch)
@@ -186,19 +194,19 @@ private struct RowKernel {
                 a.2 = L.fma(a.2, L.load(p + 2 &* pixelStep), wv)
                 a.3 = L.fma(a.3, L.load(p + 3 &* pixelStep), wv)
                 if pair {
-                    wv = L.load(q + L.width)
+                    let wm = M.load(q + L.width)
                     let p2 = p + L.width
-                    e.0 = L.fma(e.0, L.load(p2), wv)
-                    e.1 = L.fma(e.1, L.load(p2 + pixelStep), wv)
-                    e.2 = L.fma(e.2, L.load(p2 + 2 &* pixelStep), wv)
-                    e.3 = L.fma(e.3, L.load(p2 + 3 &* pixelStep), wv)
+                    e.0 = M.fma(e.0, M.load(p2), wm)
+                    e.1 = M.fma(e.1, M.load(p2 + pixelStep), wm)
+                    e.2 = M.fma(e.2, M.load(p2 + 2 &* pixelStep), wm)
+                    e.3 = M.fma(e.3, M.load(p2 + 3 &* pixelStep), wm)
                 }
                 p += tapStep
                 q += c
             }
         }
         put(L.self, a, o + ch, count: 4)
-        if pair { put(L.self, e, o + (ch &+ L.width), count: 4) }
+        if pair { put(M.self, e, o + (ch &+ L.width), count: 4) }
     }
 
     /// Stride 1, 3x3 or 5x5, output pixels `ox..<ox + count` (count 1-4), all channels `chLo..<vecC` and the
@@ -220,19 +228,23 @@ private struct RowKernel {
         var ch = chLo
         #if HANDPOSE_AVX512
         while ch &+ 32 <= vecC {
-            slideBlocks(Lanes16.self, ch: ch, pair: true, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            slideBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: true, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 32
         }
+        if vecC &- ch == 24 {
+            slideBlocks(Lanes16.self, Lanes8.self, ch: ch, pair: true, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            ch = vecC
+        }
         while ch &+ 16 <= vecC {
-            slideBlocks(Lanes16.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            slideBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 16
         }
         #endif
         while ch < vecC {
-            slideBlocks(Lanes8.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            slideBlocks(Lanes8.self, Lanes8.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 8
         }
-        if tail >= 0 { slideBlocks(Lanes8.self, ch: tail, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped) }
+        if tail >= 0 { slideBlocks(Lanes8.self, Lanes8.self, ch: tail, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped) }
     }
 
     /// A border group of `slide` (count 1-4), kw 3 or 5.
@@ -241,20 +253,20 @@ private struct RowKernel {
         if kw == 3 { slide(Border3.self, ox: ox, count: count) } else { slide(Border5.self, ox: ox, count: count) }
     }
 
-    /// One block of channels from `ch` (two adjacent ones with `pair`) for `slide`.
+    /// One block of channels from `ch` (with `pair`, a second right after it, of `M`'s width) for `slide`.
     @_transparent
-    func slideBlocks<L: Lanes>(_: L.Type, ch: Int, pair: Bool, kw: Int, ix0: Int, o: UnsafeMutablePointer<Float>,
-                               count: Int, clipped: Bool) {
-        let ba = L.load(b + ch), be = pair ? L.load(b + (ch &+ L.width)) : ba
+    func slideBlocks<L: Lanes, M: Lanes>(_: L.Type, _: M.Type, ch: Int, pair: Bool, kw: Int, ix0: Int, o: UnsafeMutablePointer<Float>,
+                                         count: Int, clipped: Bool) {
+        let ba = L.load(b + ch), be = pair ? M.load(b + (ch &+ L.width)) : M.zero
         var a = (ba, ba, ba, ba), e = (be, be, be, be)
         for ky in kyLo..<kyHi {
             let rowStart = x + ((iy0 &+ ky &* dh) &* inW &* c &+ ch)
             let q = w + (ky &* kw &* c &+ ch)
             slideRow(L.self, &a, weights: q, kw: kw, rowStart: rowStart, ix0: ix0, clipped: clipped)
-            if pair { slideRow(L.self, &e, weights: q + L.width, kw: kw, rowStart: rowStart + L.width, ix0: ix0, clipped: clipped) }
+            if pair { slideRow(M.self, &e, weights: q + L.width, kw: kw, rowStart: rowStart + L.width, ix0: ix0, clipped: clipped) }
         }
         put(L.self, a, o + ch, count: count)
-        if pair { put(L.self, e, o + (ch &+ L.width), count: count) }
+        if pair { put(M.self, e, o + (ch &+ L.width), count: count) }
     }
 
     /// The first `count` of four pixels' sums, clamped, stored.

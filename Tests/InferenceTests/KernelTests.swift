@@ -325,6 +325,9 @@ final class KernelTests: XCTestCase {
             (HWC(5, 16, 56), 5, 1, .same), (HWC(4, 13, 56), 3, 1, .same),
             // A border group of three with a pair of 16-channel blocks and eight channels.
             (HWC(3, 7, 40), 5, 1, .same),
+            // 24 channels left after the pairs (the landmark models' 112x112x24 and 128x128x24 layers): with
+            // AVX-512 a block of sixteen and one of eight at once, sliding (3x3 and 5x5) and whole windows.
+            (HWC(6, 20, 24), 3, 1, .same), (HWC(7, 12, 88), 3, 2, .same), (HWC(5, 18, 88), 5, 1, .same),
             // Channels past a multiple of eight, as face_detection_short_range has them: the last block of
             // eight repeats some channels. Split by sixteens below, a part of 12, 10 or 11 does the same, and
             // a part of 4 or 2 goes channel by channel, the same bit for bit.

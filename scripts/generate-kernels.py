@@ -364,7 +364,9 @@ def main():
         "    switch name {",
     ]
     for (name, pixels, columns, lanes, cond) in DIRECT:
-        case = [f"    case \"{name}\" where conv.weights.n <= {columns}:",
+        # A tile wider than one panel reads the second panel, which exists only past 16 outputs.
+        guard = f"conv.weights.n > 16 && conv.weights.n <= {columns}" if columns > 16 else f"conv.weights.n <= {columns}"
+        case = [f"    case \"{name}\" where {guard}:",
                 f"        DirectTiles.{name}(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)"]
         c = None if cond == FMA_X86 else ("HANDPOSE_AVX512" if cond == AVX512 else "!HANDPOSE_AVX512")
         lines += ([f"    #if {c}"] + case + ["    #endif"]) if c else case

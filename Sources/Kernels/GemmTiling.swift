@@ -1,7 +1,11 @@
 /// How the AVX-512 kernels cut a matrix product into register tiles, chosen once per process for the
 /// core it runs on (the baseline and AVX2 kernels have one way). Both keep twelve 16-wide accumulators
 /// and form every value the same way (bias, then one fused multiply-add per step of k), so the choice
-/// changes the speed, never a bit of the output.
+/// changes the speed, never a bit of the output. The tiling also picks the AVX-512 tile of the convolutions
+/// read in place into 17-32 outputs (`DirectConv`: `direct8x32` with `wide`, `direct4x24` and `direct4x32`
+/// with `rows12`): `direct8x32` fills 16-wide vectors where 24 outputs leave a quarter of them empty, which pays
+/// where a 16-wide multiply-add costs what an 8-wide one does. Measured on Zen 5 (server) only; on cores whose
+/// units are 256-bit it is not measured, and `HANDPOSE_GEMM_TILING=12x16` gives the other tiles.
 public enum GemmTiling: String, CaseIterable, Sendable {
     /// Twelve rows of one 16-column panel (`gemm12x16`): a weight vector and twelve broadcasts, thirteen
     /// loads for twelve multiply-adds. Where AVX-512 multiply-adds run as two 256-bit halves (Zen 4: one

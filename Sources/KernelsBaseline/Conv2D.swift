@@ -1,8 +1,8 @@
 import Kernels
 
 /// `Conv2D` run: 1x1 stride-1 convolutions multiply the activation directly; with AVX-512 or AVX2,
-/// inputs of at most four channels into at most 32 outputs (the models' first layers, on RGB) are read in
-/// place (`DirectConv`); so are those into one channel from a multiple of 8 (`DotConv`, every variant);
+/// inputs of at most four channels into at most 32 outputs (the models' first layers, on RGB), and of at most
+/// eight into at most eight, are read in place (`DirectConv`); so are those into one channel from a multiple of 8 (`DotConv`, every variant);
 /// others gather patches (im2col) a tile of output pixels at a time into scratch.
 enum ConvKernel {
     @inline(__always)

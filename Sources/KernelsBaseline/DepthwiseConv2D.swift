@@ -119,8 +119,7 @@ enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool {
 /// independent accumulators.
 /// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain; where 24 remain, a vector
 /// of sixteen and one of eight at once: eight accumulators, where one after the other each had four and
-/// waited on the multiply-add's latency; 0.139 to 0.123 ms for hand_landmark_full's 112x112x24 block on
-/// Zen 5), then eight.
+/// waited on the multiply-add's latency; docs/engine-kernels.md has the runs), then eight.
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
@@ -150,7 +149,8 @@ private struct RowKernel {
                 ch = vecC
             }
             // Whole windows, four pixels `pixelStep` apart: with AVX-512, two blocks of sixteen channels at once
-            // (eight accumulators; four leave the FMA units waiting on the latency), then one; then eight.
+            // (eight accumulators; four leave the FMA units waiting on the latency), or sixteen and eight where
+            // 24 remain, then one of sixteen; then eight.
             #if HANDPOSE_AVX512
             while ch &+ 32 <= vecC {
                 windowBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
@@ -218,7 +218,7 @@ private struct RowKernel {
     /// are computed and not stored. The sums are formed in the order `pixel` forms them, so the results are
     /// the same to the bit.
     /// With AVX-512, two blocks of sixteen channels at once (eight accumulators: four would leave the FMA
-    /// units waiting on the latency), then one, then eight. The window is a type, so that each of the four
+    /// units waiting on the latency), or sixteen and eight where 24 remain, then one of sixteen, then eight. The window is a type, so that each of the four
     /// kinds compiles on its own: with the width and the border flag as run-time values (the compiler keeps
     /// this function out of line), a test and a branch stood beside every load.
     func slide<W: SlideWindow>(_: W.Type, ox: Int, count: Int) {

@@ -13,12 +13,11 @@ import Kernels
 /// detector models' first layers), with AVX2 and with the AVX-512 `rows12` tiling (Zen 4, where a 16-wide
 /// multiply-add costs two 8-wide ones, so two 16-wide vectors wasted a quarter of the products); 25 to 32,
 /// four pixels of two 16-wide vectors with `rows12`, two pixels of four 8-wide with AVX2 (four pixels would
-/// need sixteen accumulators, more than AVX2's registers). With the `wide` tiling (full-width multiply-adds:
-/// Zen 5), 17 to 32 take eight pixels of two 16-wide vectors (`direct8x32`, sixteen accumulators): on Zen 5
-/// it ran at 63-65% of the peak where `direct4x32` ran at 48% and `direct4x24` at 29% (`handpose bench
-/// kernels`), and it cut the hand landmark model's first layer from 0.147 to 0.108 ms. (Sixteen pixels of
-/// 8 or 16 outputs were measured too, no faster than eight: the broadcasts, one a pixel a tap, bound them.)
-/// Every tile forms each value the same way, so the choice never changes a bit.
+/// need sixteen accumulators, more than AVX2's registers). With the `wide` tiling (`GemmTiling`), 17 to 32
+/// take eight pixels of two 16-wide vectors (`direct8x32`, sixteen accumulators), measured on Zen 5 only
+/// (`handpose bench kernels` prints each tile's share of the peak; docs/engine-kernels.md, "The other tiles
+/// on full-width cores", has the runs). Every tile forms each value the same way, so the choice never
+/// changes a bit.
 enum DirectConv {
     /// Whether a tile covers `conv`: few input channels, and an output width a tile has.
     /// (Eight channels into at most eight: hand_recrop's 2x2 stride-2 convolutions, 64x64x8 from

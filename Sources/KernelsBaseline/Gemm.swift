@@ -1,8 +1,8 @@
 import Kernels
 
 /// `C = A * W` over row chunks and weight panels, each cut into the tiles of MicroKernels.generated.swift
-/// (scripts/generate-kernels.py). With AVX-512: where two full panels remain and the tiling is `wide`
-/// (`GemmTiling`), six rows of both at a time; else twelve rows of one. Six rows otherwise; eight-wide
+/// (scripts/generate-kernels.py). With AVX-512: where two panels remain (the second may be partial) and the
+/// tiling is `wide` (`GemmTiling`), six rows of both at a time; else twelve rows of one. Six rows otherwise; eight-wide
 /// tiles for a last panel of eight or fewer columns; a two-row tile for the tail.
 enum Gemm {
     /// Rows `rows` of `C = A * W` with the epilogue, the columns of panels `panels` (all of them when nil).

@@ -791,17 +791,17 @@ func directTile(_ name: String, conv: Conv2D, x: UnsafePointer<Float>, y: Unsafe
         DirectTiles.direct6x16(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     #if HANDPOSE_AVX512
-    case "direct4x32" where conv.weights.n <= 32:
+    case "direct4x32" where conv.weights.n > 16 && conv.weights.n <= 32:
         DirectTiles.direct4x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     #if HANDPOSE_AVX512
-    case "direct8x32" where conv.weights.n <= 32:
+    case "direct8x32" where conv.weights.n > 16 && conv.weights.n <= 32:
         DirectTiles.direct8x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
-    case "direct4x24" where conv.weights.n <= 24:
+    case "direct4x24" where conv.weights.n > 16 && conv.weights.n <= 24:
         DirectTiles.direct4x24(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #if !HANDPOSE_AVX512
-    case "direct2x32" where conv.weights.n <= 32:
+    case "direct2x32" where conv.weights.n > 16 && conv.weights.n <= 32:
         DirectTiles.direct2x32(conv, x: x, y: y, epilogue: epilogue, pixel: pixel, ox: ox, iy0: iy0, ky: ky, kw: kw, cin: cin)
     #endif
     default: return false

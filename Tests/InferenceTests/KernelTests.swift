@@ -119,8 +119,10 @@ final class KernelTests: XCTestCase {
             (HWC(12, 31, 3), 3, 16, 2, 1, .same), (HWC(9, 20, 4), 3, 11, 1, 1, .same),
             // Eight channels into eight (hand_recrop's 2x2/2 layers) and six into seven.
             (HWC(16, 38, 8), 2, 8, 2, 1, .valid), (HWC(9, 11, 6), 3, 7, 1, 1, .same),
-            // 17 to 32 outputs in rows of 5 pixels, narrower than the `wide` tiling's eight-pixel group, and of 9.
-            (HWC(6, 9, 3), 3, 24, 2, 1, .same), (HWC(7, 9, 3), 3, 30, 1, 1, .same),
+            // 17 to 32 outputs in rows of 5 and 9 pixels (5 and 7 of them inside), narrower than the `wide`
+            // tiling's eight-pixel group, so every pixel goes alone; and a row of 40, five groups and a last one
+            // moved back.
+            (HWC(6, 9, 3), 3, 24, 2, 1, .same), (HWC(7, 9, 3), 3, 30, 1, 1, .same), (HWC(5, 40, 3), 3, 24, 1, 1, .same),
         ]
         for (i, (s, k, cout, stride, dilation, padding)) in cases.enumerated() {
             let win = Window(input: s, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation, padding: padding)

@@ -162,6 +162,8 @@ final class MicroKernelTests: XCTestCase {
                     (HWC(9, 2 * tile.rows + 9, 3), 3, 2, 1, .same), (HWC(7, tile.rows + 8, 3), 5, 1, 1, .same),
                     (HWC(6, tile.rows + 6, 1), 3, 1, 2, .same), (HWC(5, tile.rows + 4, 4), 1, 1, 1, .valid),
                     (HWC(8, 2 * tile.rows + 7, 2), 3, 2, 1, .valid),
+                    // Eight channels, 2x2 stride 2 (hand_recrop's 128x128x8 to 64x64x8 layers).
+                    (HWC(5, 2 * tile.rows + 4, 8), 2, 2, 1, .valid),
                 ]
                 for (s, kk, stride, dilation, padding) in shapes {
                     for n in widths {

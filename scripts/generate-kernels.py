@@ -149,6 +149,15 @@ def gemm(name, rows, columns, lanes, prefetch, inline, _):
             w("            " + store_panel(panel_halves(r)[0], f"row &+ {r}", "col", "width", "c")[full_kind])
     w("            return")
     w("        }")
+    if lanes == 16 and columns == 32:
+        # A second panel eight wide (24 outputs, or 88's last pair): straight-line too, where the partial
+        # store's call for every row spilled the accumulators still to be stored.
+        w(f"        if width == 24 && rowCount == {rows} {{")
+        for r in range(rows):
+            w(f"            store16(epilogue.apply({acc(r, 0)}, row: row &+ {r}, column: col, ldc: ldc), c + ((row &+ {r}) &* ldc &+ col))")
+            w("            " + store_panel([f"halves({acc(r, 1)}).0"], f"row &+ {r}", "col &+ 16", "8", "c")["eight"])
+        w("            return")
+        w("        }")
     for pn in range(panels):
         column = "col" if pn == 0 else f"col &+ {pn * 16}"
         width = "width" if panels == 1 else ("smaller(width, 16)" if pn == 0 else f"width &- {pn * 16}")

@@ -244,6 +244,21 @@ enum GemmTiles {
             store16(epilogue.apply(c5_1, row: row &+ 5, column: col &+ 16, ldc: ldc), c + ((row &+ 5) &* ldc &+ col &+ 16))
             return
         }
+        if width == 24 && rowCount == 6 {
+            store16(epilogue.apply(c0_0, row: row &+ 0, column: col, ldc: ldc), c + ((row &+ 0) &* ldc &+ col))
+            Tile.storeEight(halves(c0_1).0, row: row &+ 0, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            store16(epilogue.apply(c1_0, row: row &+ 1, column: col, ldc: ldc), c + ((row &+ 1) &* ldc &+ col))
+            Tile.storeEight(halves(c1_1).0, row: row &+ 1, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            store16(epilogue.apply(c2_0, row: row &+ 2, column: col, ldc: ldc), c + ((row &+ 2) &* ldc &+ col))
+            Tile.storeEight(halves(c2_1).0, row: row &+ 2, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            store16(epilogue.apply(c3_0, row: row &+ 3, column: col, ldc: ldc), c + ((row &+ 3) &* ldc &+ col))
+            Tile.storeEight(halves(c3_1).0, row: row &+ 3, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            store16(epilogue.apply(c4_0, row: row &+ 4, column: col, ldc: ldc), c + ((row &+ 4) &* ldc &+ col))
+            Tile.storeEight(halves(c4_1).0, row: row &+ 4, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            store16(epilogue.apply(c5_0, row: row &+ 5, column: col, ldc: ldc), c + ((row &+ 5) &* ldc &+ col))
+            Tile.storeEight(halves(c5_1).0, row: row &+ 5, col: col &+ 16, c: c, ldc: ldc, epilogue: epilogue)
+            return
+        }
         Tile.store(halves(c0_0).0, halves(c0_0).1, row: row &+ 0, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue)
         if rowCount > 1 { Tile.store(halves(c1_0).0, halves(c1_0).1, row: row &+ 1, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }
         if rowCount > 2 { Tile.store(halves(c2_0).0, halves(c2_0).1, row: row &+ 2, col: col, width: smaller(width, 16), c: c, ldc: ldc, epilogue: epilogue) }

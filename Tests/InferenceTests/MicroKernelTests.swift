@@ -96,7 +96,7 @@ final class MicroKernelTests: XCTestCase {
                 // A 32-column tile spans two panels, the second of them one column, odd, a vector or full; and
                 // panels 1 and 2 of three (the second of 7 or 12 columns) and of four. Nine to fifteen columns of a
                 // panel store their last eight over the first eight (BlazeFace's 28-channel layer: 16 + 12).
-                let widths = [8: [1, 3, 8, 16 + 8], 16: [1, 7, 8, 9, 15, 16, 16 + 5], 32: [17, 23, 24, 28, 32, 32 + 7, 32 + 12, 48 + 7]][tile.columns] ?? []
+                let widths = [8: [1, 3, 8, 16 + 8], 16: [1, 7, 8, 9, 15, 16, 16 + 5], 32: [17, 23, 24, 28, 32, 16 + 24, 32 + 7, 32 + 12, 48 + 7]][tile.columns] ?? []
                 XCTAssertFalse(widths.isEmpty, "\(tile.name): no widths for \(tile.columns) columns")
                 for k in [1, 2, 5, 17, 64] {
                     for n in widths {

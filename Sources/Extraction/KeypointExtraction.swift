@@ -2,6 +2,7 @@ import BodyLandmarks
 import Foundation
 import HandLandmarks
 import HolisticLandmarks
+import Inference
 import KeypointFormats
 import Keypoints
 import Landmarking
@@ -199,37 +200,51 @@ public enum KeypointExtraction {
         var last: Int?
         var failure: Error?
         var damage: VideoError?
+        func take(_ frame: TrackedFrame) throws {
+            if completing { held.append(frame) } else { try write(smoother.push(frame)) }
+            count += 1
+            last = frame.index
+            progress(count)
+        }
+        // Holistic hands a frame back when its hands and face are found, which may be after the next frame
+        // has come in (`HolisticTracker.frames`).
+        func takeHolistic(_ f: VideoFrame, _ found: HolisticObservation) throws {
+            var hands = [found.leftHand, found.rightHand].compactMap { $0 }
+            let person = found.body.map { KeypointFile.Body($0) }
+            // The fallback's tracker sees every frame, so it tracks as it would alone.
+            let tracked = try handTracker?.process(f) ?? []
+            if let person, !tracked.isEmpty {
+                hands += HolisticFallback.fill(hands, tracked: tracked, body: person, width: f.width, height: f.height)
+            }
+            try take(TrackedFrame(index: f.index, time: f.time, hands: hands, bodies: person.map { [$0] } ?? [],
+                                  faces: found.face.map { [KeypointFile.Face($0, person: 0)] } ?? []))
+        }
+        // `--body`'s tracker on a thread beside the hand tracker's while the share is two threads or more.
+        var bodyStage: StageThread<[BodyObservation]>?
+        defer { bodyStage?.stop() }
         loop: while true {
             switch queue.pop() {
             case .frame(let f):
                 do {
-                    let frame: TrackedFrame
                     if let holistic {
-                        let found = try holistic.process(f)
-                        var hands = [found.leftHand, found.rightHand].compactMap { $0 }
-                        let person = found.body.map { KeypointFile.Body($0) }
-                        // The fallback's tracker sees every frame, so it tracks as it would alone.
-                        let tracked = try handTracker?.process(f) ?? []
-                        if let person, !tracked.isEmpty {
-                            hands += HolisticFallback.fill(hands, tracked: tracked, body: person, width: f.width, height: f.height)
-                        }
-                        frame = TrackedFrame(index: f.index, time: f.time, hands: hands,
-                                             bodies: person.map { [$0] } ?? [],
-                                             faces: found.face.map { [KeypointFile.Face($0, person: 0)] } ?? [])
+                        try holistic.frames(f, emit: takeHolistic)
                     } else {
-                        frame = TrackedFrame(index: f.index, time: f.time, hands: try handTracker!.process(f),
-                                             bodies: try body?.process(f).map { KeypointFile.Body($0, mirrored: handTracker!.options.mirrored) })
+                        let (hands, bodies) = try handsAndBodies(f, hands: handTracker!, body: body, beside: &bodyStage)
+                        try take(TrackedFrame(index: f.index, time: f.time, hands: hands,
+                                              bodies: bodies?.map { KeypointFile.Body($0, mirrored: handTracker!.options.mirrored) }))
                     }
-                    if completing { held.append(frame) } else { try write(smoother.push(frame)) }
-                    count += 1
-                    last = f.index
-                    progress(count)
                 } catch {
                     failure = error
                     break loop
                 }
-            case .end: break loop
+            case .end:
+                do { try holistic?.finish(emit: takeHolistic) } catch { failure = error }
+                break loop
             case .failed(let e):
+                do { try holistic?.finish(emit: takeHolistic) } catch {
+                    failure = error
+                    break loop
+                }
                 if let e = e as? VideoError, count > 0 { damage = e } else { failure = e }
                 break loop
             }
@@ -274,6 +289,25 @@ public enum KeypointExtraction {
 }
 
 extension KeypointExtraction {
+    /// A frame's hands and, with `body`, its bodies. While the process's share (`ThreadShare`, up to the
+    /// hand tracker's threads) is two threads or more, the body tracker runs on `beside` (made on first need)
+    /// while the hand tracker runs here, each on half the share: the two follow their own tracks and
+    /// read nothing of each other's, so the values are those of one after the other. An error is the hand
+    /// tracker's first, as one after the other.
+    static func handsAndBodies(_ f: VideoFrame, hands: HandTracker, body: BodyTracker?,
+                               beside: inout StageThread<[BodyObservation]>?) throws -> ([HandObservation], [BodyObservation]?) {
+        let share = min(hands.threads, ThreadShare.current)
+        guard let body, share >= 2 else { return (try hands.process(f), try body?.process(f)) }
+        let stage = beside ?? StageThread()
+        beside = stage
+        let second = share / 2
+        ThreadShare.noteRun(share)
+        stage.start { try ThreadShare.capped(second) { try body.process(f) } }
+        let found = Result { try ThreadShare.capped(share - second) { try hands.process(f) } }
+        let bodies = stage.wait()
+        return (try found.get(), try bodies.get())
+    }
+
     /// The models that made a file, by file name: the hand tracker's, the body's beside them; Holistic's
     /// alone, or with the hand tracker's under `--hand-fallback`. `ExtractionPipeline.modelIdentity` asks the same.
     static func models(tracker: HandTracker?, body: BodyTracker?, holistic: HolisticTracker?, settings: ExtractionSettings) -> [String: String] {

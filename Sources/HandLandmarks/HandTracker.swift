@@ -87,8 +87,12 @@ public final class HandTracker {
         return t
     }
 
+    /// The most engine threads the models run on (the process's `ThreadShare` may allow fewer).
+    public let threads: Int
+
     public init(models: HandModels, options: HandTrackerOptions, threads: Int = 1) throws {
         precondition(options.model == models.complexity, "a tracker's models are \(models.complexity.rawValue), not \(options.model.rawValue)")
+        self.threads = max(1, threads)
         self.options = options
         self.models = models
         palms = try PalmDetector(model: models.palm, threads: threads, minScore: options.minDetectionConfidence, sharing: models.sharing)

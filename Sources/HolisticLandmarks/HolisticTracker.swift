@@ -78,26 +78,51 @@ public final class HolisticTracker {
     }
 
     /// Time spent since the clip began (`reset`).
-    public private(set) var timings = Timings()
+    public var timings: Timings {
+        var t = Timings()
+        (t.body, t.face, t.people) = (bodyTime, faceTime, people)
+        (t.hands, t.arms) = (handTime, arms)
+        return t
+    }
+    /// The times and counts apart: with `frames` on two threads, the hands' are written by the second and
+    /// the others by the caller's.
+    private var bodyTime: Duration = .zero, faceTime: Duration = .zero, people = 0
+    private var handTime: Duration = .zero, arms = 0
 
     /// The instruction set of the kernels running the models (`baseline`, `avx2`, `avx512`).
     public var kernels: String { body.kernels }
+    /// The most engine threads the models run on (the process's `ThreadShare` may allow fewer).
+    public let threads: Int
+    /// The thread that finds a frame's hands while the caller's finds the next frame's body and face
+    /// (`frames`); made on first need.
+    private var stage: StageThread<(left: HandObservation?, right: HandObservation?)>?
+    /// The frame whose hands the second thread is finding, with its body and its face (or the face's error).
+    private var pending: (frame: VideoFrame, person: BodyObservation, face: Result<FaceObservation?, Error>)?
 
     public init(models: HolisticModels, threads: Int = 1) throws {
         self.models = models
+        self.threads = max(1, threads)
         body = try HolisticBodyTracker(models: models.body, threads: threads)
         hands = try HandFromPose(recropModel: models.recrop, landmarkModel: models.handLandmark, threads: threads,
                                  sharing: models.body.sharing)
         face = try FaceFromPose(models: models.face, threads: threads)
     }
 
+    deinit { stage?.stop() }
+
     /// Points of each face: 478 with refine_face_landmarks, else 468.
     public var facePoints: Int { face.pointCount }
     public var refinesFace: Bool { facePoints == FaceRefinement.pointCount }
 
-    /// Forgets the clip so far (call between clips): what a new Holistic object starts from.
+    /// Forgets the clip so far (call between clips): what a new Holistic object starts from. A frame of the
+    /// last clip still with the second thread (`frames`, a clip given up before `finish`) is waited for and
+    /// dropped.
     public func reset() {
-        timings = Timings()
+        if pending != nil, let stage {
+            pending = nil
+            _ = stage.wait()
+        }
+        (bodyTime, faceTime, people, handTime, arms) = (.zero, .zero, 0, .zero, 0)
         body.reset()
         hands.resetTracks()
         face.reset()
@@ -105,31 +130,105 @@ public final class HolisticTracker {
 
     /// One frame; call once per frame, in order.
     public func process(_ frame: VideoFrame) throws -> HolisticObservation {
-        let start = ContinuousClock.now
-        let found = try body.process(frame)
-        let bodyDone = ContinuousClock.now
-        timings.body += bodyDone - start
-        guard let person = found else {
+        guard let person = try findBody(frame) else {
             hands.reset()
             face.reset()
             return .empty
         }
-        timings.people += 1
+        let found = try findHands(frame, person)
+        return HolisticObservation(body: person, leftHand: found.left, rightHand: found.right, face: try findFace(frame, person))
+    }
+
+    /// The body, which the next frame's body depends on and nothing else.
+    private func findBody(_ frame: VideoFrame) throws -> BodyObservation? {
+        let start = ContinuousClock.now
+        defer { bodyTime += ContinuousClock.now - start }
+        return try body.process(frame)
+    }
+
+    /// Each hand from the person's arm, following its own track.
+    private func findHands(_ frame: VideoFrame, _ person: BodyObservation) throws -> (left: HandObservation?, right: HandObservation?) {
+        let start = ContinuousClock.now
+        let armsBefore = hands.arms
+        defer {
+            arms += hands.arms - armsBefore
+            handTime += ContinuousClock.now - start
+        }
         func arm(_ wrist: Int, _ pinky: Int, _ index: Int) -> HandFromPose.Arm {
             let p = person.landmarks
             return .init(wrist: SIMD2(p[wrist].x, p[wrist].y), pinky: SIMD2(p[pinky].x, p[pinky].y),
                          index: SIMD2(p[index].x, p[index].y), wristVisibility: person.visibility[wrist])
         }
-        var out = HolisticObservation(body: person)
-        let armsBefore = hands.arms
-        out.leftHand = try hands.process(frame, side: .left, arm: arm(15, 17, 19))
-        out.rightHand = try hands.process(frame, side: .right, arm: arm(16, 18, 20))
-        timings.arms += hands.arms - armsBefore
-        let handsDone = ContinuousClock.now
-        timings.hands += handsDone - bodyDone
-        out.face = try face.process(frame, poseFace: person.landmarks[0..<11].map { SIMD2($0.x, $0.y) })
-        timings.face += ContinuousClock.now - handsDone
-        return out
+        return (try hands.process(frame, side: .left, arm: arm(15, 17, 19)), try hands.process(frame, side: .right, arm: arm(16, 18, 20)))
+    }
+
+    /// The face from the person's head, following its own track.
+    private func findFace(_ frame: VideoFrame, _ person: BodyObservation) throws -> FaceObservation? {
+        let start = ContinuousClock.now
+        defer { faceTime += ContinuousClock.now - start }
+        people += 1
+        return try face.process(frame, poseFace: person.landmarks[0..<11].map { SIMD2($0.x, $0.y) })
+    }
+
+    /// One frame into a clip's stream; `emit` gets each frame whose observation is complete, in order, with
+    /// that observation: `frame` itself, or, when the engine may run on two threads or more (the process's
+    /// `ThreadShare`, up to `threads`), possibly the frame before it. Then a frame's hands are found on a
+    /// second thread while this one finds the next frame's body and face: a frame's hands and face need its
+    /// body, but the next frame's body needs only the body before it, and each track (body, left hand, right
+    /// hand, face) still sees its frames in order, so the observations are `process`'s bit for bit (the
+    /// models' values do not depend on their threads). Each side runs on half the share while the other
+    /// works, on all of it while the other has nothing (a frame without a person has no hands to find).
+    /// Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'
+    /// before its face's, and those before the next frame's body's.
+    public func frames(_ frame: VideoFrame, emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
+        let share = min(threads, ThreadShare.current)
+        guard share >= 2 else {
+            try finish(emit: emit)
+            try emit(frame, try process(frame))
+            return
+        }
+        let stage = self.stage ?? StageThread()
+        self.stage = stage
+        ThreadShare.noteRun(share)
+        let theirs = share / 2
+        let mine = pending == nil ? share : share - theirs
+        let person = Result { try ThreadShare.capped(mine) { try findBody(frame) } }
+        var face: Result<FaceObservation?, Error>?
+        switch person {
+        case .success(let p?): face = Result { try ThreadShare.capped(mine) { try findFace(frame, p) } }
+        case .success(nil): self.face.reset()
+        case .failure: break
+        }
+        var before: (VideoFrame, HolisticObservation)?
+        if let p = pending {
+            pending = nil
+            let found = try stage.wait().get()
+            before = (p.frame, HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get()))
+        }
+        var now: HolisticObservation?
+        switch person {
+        case .success(let p?):
+            // The second thread starts on this frame's hands before the caller takes the frame before, so that
+            // the caller's work on it (a fallback hand tracker, writing) runs beside them.
+            pending = (frame, p, face!)
+            stage.start { [unowned self] in try ThreadShare.capped(theirs) { try findHands(frame, p) } }
+        case .success(nil):
+            hands.reset()
+            now = .empty
+        case .failure: break
+        }
+        let left = pending == nil ? share : share - theirs
+        if let before { try ThreadShare.capped(left) { try emit(before.0, before.1) } }
+        if let now { try ThreadShare.capped(left) { try emit(frame, now) } }
+        _ = try person.get()
+    }
+
+    /// Emits the frame the second thread holds, if any (see `frames`): after a clip's last frame.
+    public func finish(emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
+        guard let p = pending, let stage else { return }
+        pending = nil
+        let found = try stage.wait().get()
+        try emit(p.frame, HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get()))
     }
 }
 

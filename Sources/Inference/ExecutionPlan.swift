@@ -105,10 +105,11 @@ public final class ExecutionPlan {
     /// Worker threads the plan's pool has started (`ThreadShareTests`).
     var startedWorkers: Int { pool?.started ?? 0 }
 
-    /// A run's context on the threads the process's share allows now (at most `threads`), the pool's
+    /// A run's context on the threads the process's share allows now (at most `threads`, and under the
+    /// calling thread's cap: `ThreadShare.capped`), the pool's
     /// workers and the scratch made to match; the workers taking part are woken.
     private func context() -> RunContext {
-        let share = min(threads, ThreadShare.current)
+        let share = min(threads, ThreadShare.forThisThread)
         if share > scratchSlots {
             scratch = FloatBuffer(count: scratchPerThread * share)
             scratchSlots = share

@@ -34,8 +34,22 @@ public enum ThreadShare {
         most.store(0, ordering: .relaxed)
     }
 
-    /// A plan ran on `threads` threads. The figures seldom change, so a run usually costs two loads.
-    static func noteRun(_ threads: Int) {
+    /// At most this many threads for each plan run on the calling thread while `capped` runs: for a caller
+    /// that runs two parts of its work at once, each part's plans on its own share (`HolisticTracker`).
+    @TaskLocal static var cap = Int.max
+
+    /// Runs `body` with each plan it runs on this thread on at most `threads` threads (at least 1), below the
+    /// process's share. Values do not depend on it, as they do not on the share.
+    public static func capped<R>(_ threads: Int, _ body: () throws -> R) rethrows -> R {
+        try $cap.withValue(max(1, threads), operation: body)
+    }
+
+    /// The threads a plan run on this thread may use now: the share, under the caller's cap.
+    static var forThisThread: Int { min(current, cap) }
+
+    /// A plan ran on `threads` threads, or a caller ran plans on that many at once (`capped`). The figures
+    /// seldom change, so a run usually costs two loads.
+    public static func noteRun(_ threads: Int) {
         var low = fewest.load(ordering: .relaxed)
         while threads < low {
             let (done, now) = fewest.compareExchange(expected: low, desired: threads, ordering: .relaxed)

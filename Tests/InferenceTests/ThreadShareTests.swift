@@ -54,4 +54,36 @@ final class ThreadShareTests: XCTestCase {
         try plan.run(input)
         XCTAssertEqual(plan.startedWorkers, 3, "never more than the plan's threads")
     }
+
+    /// A cap holds on the thread that set it, for that call only, below the share, and changes no value:
+    /// two parts of a frame run at once, each on its half (`StageThread`).
+    func testCapHoldsOnItsThreadOnly() throws {
+        let model = try TFLiteModel(path: try Fixtures.modelPath("hand_landmark_full"))
+        let input = SameBits.inputs(model, seed: 98)[0]
+        let expected = try SameBits.outputs(try ExecutionPlan(model: model, threads: 1), input)
+        // Made while the share is 1, so their workers start as runs first need them.
+        ThreadShare.set(1)
+        let plan = try ExecutionPlan(model: model, threads: 4), other = try ExecutionPlan(model: model, threads: 4)
+        ThreadShare.set(4)
+        ThreadShare.resetUsage()
+        let capped = try ThreadShare.capped(1) { try SameBits.outputs(plan, input) }
+        XCTAssertEqual(ThreadShare.usage, 1...1, "the capped run on one thread")
+        XCTAssertEqual(plan.startedWorkers, 0)
+        XCTAssertEqual(zip(capped, expected).map(SameBits.differing).reduce(0) { $0 + $1.count }, 0)
+        // A second thread's plan, uncapped while the first thread holds its cap, takes the whole share.
+        let stage = StageThread<[[Float]]>()
+        defer { stage.stop() }
+        let both = try ThreadShare.capped(2) { () throws -> [[Float]] in
+            stage.start { try SameBits.outputs(other, input) }
+            return try SameBits.outputs(plan, input)
+        }
+        XCTAssertEqual(plan.startedWorkers, 1, "capped at two: one worker beside the caller")
+        XCTAssertEqual(zip(both, expected).map(SameBits.differing).reduce(0) { $0 + $1.count }, 0)
+        let beside = try stage.wait().get()
+        XCTAssertEqual(other.startedWorkers, 3, "the other thread's plan ran on the whole share")
+        XCTAssertEqual(zip(beside, expected).map(SameBits.differing).reduce(0) { $0 + $1.count }, 0)
+        // Past the call the cap is gone.
+        _ = try SameBits.outputs(plan, input)
+        XCTAssertEqual(plan.startedWorkers, 3)
+    }
 }

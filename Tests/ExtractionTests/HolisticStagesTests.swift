@@ -1,0 +1,101 @@
+@testable import Extraction
+import BodyLandmarks
+import Foundation
+import HandLandmarks
+import HolisticLandmarks
+import Inference
+import Keypoints
+import TestSupport
+import XCTest
+
+/// Holistic on two threads (`HolisticTracker.frames`: a frame's hands beside the next frame's body and
+/// face) gives the frames one thread gives, bit for bit, also when the share changes mid-clip, and an error
+/// leaves nothing behind for the next clip; so does `--body` with the body tracker beside the hand tracker.
+final class HolisticStagesTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    /// A signer (body, both hands, face) and a gesture with two hands at 320x240.
+    static let clips = ["slp_sign_short.mp4", "nvgesture_two_hands.avi"]
+
+    struct SinkFailed: Error {}
+
+    override func tearDown() {
+        ThreadShare.reset()
+        ThreadShare.resetUsage()
+    }
+
+    func prerequisites() throws -> (models: URL, clips: [URL]) {
+        let models = Self.root.appendingPathComponent("Models")
+        guard HolisticModels.fileNames().allSatisfy({ FileManager.default.fileExists(atPath: models.appendingPathComponent($0).path) }) else {
+            print("SKIP: Holistic's models absent in \(models.path); run `make setup`")
+            throw Prerequisite.missing("models absent")
+        }
+        let corpus = Self.root.appendingPathComponent("../shared/corpus/clips").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: corpus.path) else {
+            print("SKIP: the shared corpus (\(corpus.path)) is absent")
+            throw Prerequisite.missing("shared corpus absent")
+        }
+        return (models, Self.clips.map { corpus.appendingPathComponent($0) })
+    }
+
+    /// Each frame as JSON (sorted keys: every value, to the bit), in the order the sink got them.
+    func frames(_ clip: URL, _ holistic: HolisticTracker?, hands: HandTracker? = nil, body: BodyTracker? = nil,
+                progress: @escaping (Int) -> Void = { _ in }, failAt: Int? = nil) throws -> [String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var out: [String] = []
+        let settings = holistic == nil ? ExtractionSettings(hands: hands!.options, body: BodyTrackerOptions())
+            : ExtractionSettings(holistic: HolisticOptions())
+        _ = try KeypointExtraction.run(clip, sourcePath: clip.lastPathComponent, tracker: hands, body: body, holistic: holistic,
+                                       settings: settings, tool: .handpose,
+                                       decodeThreads: 1, progress: progress) { frame in
+            if out.count == failAt { throw SinkFailed() }
+            out.append(String(decoding: try encoder.encode(frame), as: UTF8.self))
+        }
+        return out
+    }
+
+    func testTwoStagesGiveOneThreadsFrames() throws {
+        let (models, clips) = try prerequisites()
+        let loaded = try HolisticModels(directory: models)
+        let one = try HolisticTracker(models: loaded, threads: 1)
+        let two = try HolisticTracker(models: loaded, threads: 2)
+        for clip in clips {
+            let expected = try frames(clip, one)
+            XCTAssertGreaterThan(expected.count, 5, clip.lastPathComponent)
+            XCTAssertTrue(expected.contains { $0.contains("\"faces\":[{") }, "\(clip.lastPathComponent): a face somewhere")
+
+            ThreadShare.resetUsage()
+            XCTAssertEqual(try frames(clip, two), expected, "\(clip.lastPathComponent): two stages")
+            XCTAssertEqual(ThreadShare.usage?.upperBound, 2, "the two stages noted as two threads")
+
+            // The share changing mid-clip, as a supervisor changes it: one stage, two, and back.
+            ThreadShare.set(1)
+            let switching = try frames(clip, two, progress: { ThreadShare.set($0 % 4 < 2 ? 2 : 1) })
+            ThreadShare.reset()
+            XCTAssertEqual(switching, expected, "\(clip.lastPathComponent): the share changing every two frames")
+
+            // The sink failing while a frame is in the second stage: that error, and the next clip starts clean.
+            XCTAssertThrowsError(try frames(clip, two, failAt: 3)) { XCTAssertTrue($0 is SinkFailed, "\($0)") }
+            XCTAssertEqual(try frames(clip, two), expected, "\(clip.lastPathComponent): after a failed run")
+        }
+    }
+
+    func testBodyBesideHandsGivesOneThreadsFrames() throws {
+        let (models, clips) = try prerequisites()
+        let handModels = try HandModels(directory: models, complexity: .full), bodyModels = try BodyModels(directory: models)
+        let one = (try HandTracker(models: handModels, options: HandTrackerOptions(), threads: 1),
+                   try BodyTracker(models: bodyModels, options: BodyTrackerOptions(), threads: 1))
+        let two = (try HandTracker(models: handModels, options: HandTrackerOptions(), threads: 2),
+                   try BodyTracker(models: bodyModels, options: BodyTrackerOptions(), threads: 2))
+        for clip in clips {
+            let expected = try frames(clip, nil, hands: one.0, body: one.1)
+            XCTAssertTrue(expected.contains { $0.contains("\"bodies\":[{") }, "\(clip.lastPathComponent): a body somewhere")
+            ThreadShare.resetUsage()
+            XCTAssertEqual(try frames(clip, nil, hands: two.0, body: two.1), expected, "\(clip.lastPathComponent): beside")
+            XCTAssertEqual(ThreadShare.usage?.upperBound, 2)
+            let switching = try frames(clip, nil, hands: two.0, body: two.1, progress: { ThreadShare.set($0 % 4 < 2 ? 2 : 1) })
+            ThreadShare.reset()
+            XCTAssertEqual(switching, expected, "\(clip.lastPathComponent): the share changing every two frames")
+        }
+    }
+}

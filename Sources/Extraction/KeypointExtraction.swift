@@ -235,6 +235,8 @@ public enum KeypointExtraction {
                     }
                 } catch {
                     failure = error
+                    // A frame still with Holistic's second thread is waited for and dropped: the clip has failed.
+                    holistic?.reset()
                     break loop
                 }
             case .end:
@@ -296,7 +298,7 @@ extension KeypointExtraction {
     /// tracker's first, as one after the other.
     static func handsAndBodies(_ f: VideoFrame, hands: HandTracker, body: BodyTracker?,
                                beside: inout StageThread<[BodyObservation]>?) throws -> ([HandObservation], [BodyObservation]?) {
-        let share = min(hands.threads, ThreadShare.current)
+        let share = min(hands.threads, ThreadShare.forThisThread)
         guard let body, share >= 2 else { return (try hands.process(f), try body?.process(f)) }
         let stage = beside ?? StageThread()
         beside = stage

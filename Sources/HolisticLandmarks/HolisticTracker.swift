@@ -77,7 +77,7 @@ public final class HolisticTracker {
         }
     }
 
-    /// Time spent since the clip began (`reset`).
+    /// Time spent since the clip began (`reset`); read it when `frames` holds no frame (after `finish`).
     public var timings: Timings {
         var t = Timings()
         (t.body, t.face, t.people) = (bodyTime, faceTime, people)
@@ -95,7 +95,7 @@ public final class HolisticTracker {
     public let threads: Int
     /// The thread that finds a frame's hands while the caller's finds the next frame's body and face
     /// (`frames`); made on first need.
-    private var stage: StageThread<(left: HandObservation?, right: HandObservation?)>?
+    private var stage: StageThread<Hands>?
     /// The frame whose hands the second thread is finding, with its body and its face (or the face's error).
     private var pending: (frame: VideoFrame, person: BodyObservation, face: Result<FaceObservation?, Error>)?
 
@@ -128,8 +128,9 @@ public final class HolisticTracker {
         face.reset()
     }
 
-    /// One frame; call once per frame, in order.
+    /// One frame; call once per frame, in order (not while `frames` holds one: `finish` first).
     public func process(_ frame: VideoFrame) throws -> HolisticObservation {
+        precondition(pending == nil, "a frame is with the second thread: finish it first")
         guard let person = try findBody(frame) else {
             hands.reset()
             face.reset()
@@ -148,18 +149,28 @@ public final class HolisticTracker {
 
     /// Each hand from the person's arm, following its own track.
     private func findHands(_ frame: VideoFrame, _ person: BodyObservation) throws -> (left: HandObservation?, right: HandObservation?) {
+        let found = try Self.hands(hands, frame, person)
+        (handTime, arms) = (handTime + found.time, arms + found.arms)
+        return (found.left, found.right)
+    }
+
+    /// `findHands` on the second thread: it holds the hand tracker, not the Holistic one, and its time and
+    /// arms are added by the caller once it has waited for them.
+    private static func hands(_ hands: HandFromPose, _ frame: VideoFrame, _ person: BodyObservation) throws -> Hands {
         let start = ContinuousClock.now
         let armsBefore = hands.arms
-        defer {
-            arms += hands.arms - armsBefore
-            handTime += ContinuousClock.now - start
-        }
         func arm(_ wrist: Int, _ pinky: Int, _ index: Int) -> HandFromPose.Arm {
             let p = person.landmarks
             return .init(wrist: SIMD2(p[wrist].x, p[wrist].y), pinky: SIMD2(p[pinky].x, p[pinky].y),
                          index: SIMD2(p[index].x, p[index].y), wristVisibility: person.visibility[wrist])
         }
-        return (try hands.process(frame, side: .left, arm: arm(15, 17, 19)), try hands.process(frame, side: .right, arm: arm(16, 18, 20)))
+        let left = try hands.process(frame, side: .left, arm: arm(15, 17, 19)), right = try hands.process(frame, side: .right, arm: arm(16, 18, 20))
+        return Hands(left: left, right: right, time: ContinuousClock.now - start, arms: hands.arms - armsBefore)
+    }
+
+    private struct Hands {
+        var left: HandObservation?, right: HandObservation?
+        var time: Duration, arms: Int
     }
 
     /// The face from the person's head, following its own track.
@@ -178,10 +189,11 @@ public final class HolisticTracker {
     /// hand, face) still sees its frames in order, so the observations are `process`'s bit for bit (the
     /// models' values do not depend on their threads). Each side runs on half the share while the other
     /// works, on all of it while the other has nothing (a frame without a person has no hands to find).
-    /// Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'
+    /// Each side's half is taken as it starts (a share that falls meanwhile, which an extract worker's
+    /// does not, holds from the next frame). Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'
     /// before its face's, and those before the next frame's body's.
     public func frames(_ frame: VideoFrame, emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
-        let share = min(threads, ThreadShare.current)
+        let share = min(threads, ThreadShare.forThisThread)
         guard share >= 2 else {
             try finish(emit: emit)
             try emit(frame, try process(frame))
@@ -202,8 +214,7 @@ public final class HolisticTracker {
         var before: (VideoFrame, HolisticObservation)?
         if let p = pending {
             pending = nil
-            let found = try stage.wait().get()
-            before = (p.frame, HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get()))
+            before = (p.frame, try observation(p, stage.wait()))
         }
         var now: HolisticObservation?
         switch person {
@@ -211,7 +222,8 @@ public final class HolisticTracker {
             // The second thread starts on this frame's hands before the caller takes the frame before, so that
             // the caller's work on it (a fallback hand tracker, writing) runs beside them.
             pending = (frame, p, face!)
-            stage.start { [unowned self] in try ThreadShare.capped(theirs) { try findHands(frame, p) } }
+            let hands = self.hands
+            stage.start { try ThreadShare.capped(theirs) { try Self.hands(hands, frame, p) } }
         case .success(nil):
             hands.reset()
             now = .empty
@@ -227,8 +239,16 @@ public final class HolisticTracker {
     public func finish(emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
         guard let p = pending, let stage else { return }
         pending = nil
-        let found = try stage.wait().get()
-        try emit(p.frame, HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get()))
+        try emit(p.frame, try observation(p, stage.wait()))
+    }
+
+    /// A held frame's observation once its hands are back (their error first, then its face's); their time
+    /// and arms counted.
+    private func observation(_ p: (frame: VideoFrame, person: BodyObservation, face: Result<FaceObservation?, Error>),
+                             _ result: Result<Hands, Error>) throws -> HolisticObservation {
+        let found = try result.get()
+        (handTime, arms) = (handTime + found.time, arms + found.arms)
+        return HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get())
     }
 }
 

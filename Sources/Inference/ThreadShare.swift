@@ -40,12 +40,13 @@ public enum ThreadShare {
 
     /// Runs `body` with each plan it runs on this thread on at most `threads` threads (at least 1), below the
     /// process's share. Values do not depend on it, as they do not on the share.
+    /// A cap inside another keeps the smaller.
     public static func capped<R>(_ threads: Int, _ body: () throws -> R) rethrows -> R {
-        try $cap.withValue(max(1, threads), operation: body)
+        try $cap.withValue(min(cap, max(1, threads)), operation: body)
     }
 
     /// The threads a plan run on this thread may use now: the share, under the caller's cap.
-    static var forThisThread: Int { min(current, cap) }
+    public static var forThisThread: Int { min(current, cap) }
 
     /// A plan ran on `threads` threads, or a caller ran plans on that many at once (`capped`). The figures
     /// seldom change, so a run usually costs two loads.

@@ -6,6 +6,7 @@ import HolisticLandmarks
 import Inference
 import Keypoints
 import TestSupport
+import VideoIO
 import XCTest
 
 /// Holistic on two threads (`HolisticTracker.frames`: a frame's hands beside the next frame's body and
@@ -97,5 +98,41 @@ final class HolisticStagesTests: XCTestCase {
             ThreadShare.reset()
             XCTAssertEqual(switching, expected, "\(clip.lastPathComponent): the share changing every two frames")
         }
+    }
+
+    /// Frames without a person between frames with one (black frames put into a signer's clip): each track's
+    /// reset falls where `process` puts it.
+    func testFramesWithoutAPersonBetweenOnesWith() throws {
+        let (models, clips) = try prerequisites()
+        let reader = try VideoReader(url: clips[0])
+        var frames: [VideoFrame] = []
+        while let f = try reader.nextFrame() { frames.append(f) }
+        let black = { (i: Int) in VideoFrame(index: i, time: Double(i), width: frames[0].width, height: frames[0].height,
+                                             pixels: [UInt8](repeating: 0, count: frames[0].pixels.count)) }
+        var mixed: [VideoFrame] = []
+        for (i, f) in frames.enumerated() {
+            mixed.append(f)
+            if i % 3 == 1 { mixed.append(black(i)) }
+            if i == 4 { mixed += [black(i), black(i)] }
+        }
+        func describe(_ o: HolisticObservation) throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let frame = KeypointFile.Frame(i: 0, t: 0, hands: [o.leftHand, o.rightHand].compactMap { $0 }.map(KeypointFile.Hand.init),
+                                           bodies: o.body.map { [KeypointFile.Body($0)] } ?? [],
+                                           faces: o.face.map { [KeypointFile.Face($0, person: 0)] } ?? [])
+            return String(decoding: try encoder.encode(frame), as: UTF8.self)
+        }
+        let loaded = try HolisticModels(directory: models)
+        let one = try HolisticTracker(models: loaded, threads: 1), two = try HolisticTracker(models: loaded, threads: 2)
+        let expected = try mixed.map { try describe(one.process($0)) }
+        XCTAssertTrue(expected.contains { $0.contains("\"bodies\":[]") } && expected.contains { $0.contains("\"faces\":[{") },
+                      "frames with and without a person")
+        var got: [String] = []
+        for f in mixed { try two.frames(f) { _, o in got.append(try describe(o)) } }
+        try two.finish { _, o in got.append(try describe(o)) }
+        XCTAssertEqual(got, expected)
+        XCTAssertEqual(two.timings.people, one.timings.people)
+        XCTAssertEqual(two.timings.arms, one.timings.arms)
     }
 }

@@ -96,8 +96,15 @@ public final class HolisticTracker {
     /// The thread that finds a frame's hands while the caller's finds the next frame's body and face
     /// (`frames`); made on first need.
     private var stage: StageThread<Hands>?
-    /// The frame whose hands the second thread is finding, with its body and its face (or the face's error).
-    private var pending: (frame: VideoFrame, person: BodyObservation, face: Result<FaceObservation?, Error>)?
+    /// The frames whose hands the second thread is finding (or whose hand tracks it resets: no person), oldest
+    /// first, each with its body and its face (or the face's error).
+    private var pending: [Held] = []
+    private typealias Held = (frame: VideoFrame, person: BodyObservation?, face: Result<FaceObservation?, Error>)
+    /// The most frames held before the caller waits for the oldest. The second thread may lag a frame behind:
+    /// a frame's hands take from nothing (no arm past the gate) to two landmark runs. Held at most 1, 3 or 8,
+    /// the corpus ran within the runs' noise of each other (hand-timed, docs/holistic.md); two frames are
+    /// 12 MB at 1080p.
+    static let depth = 2
 
     public init(models: HolisticModels, threads: Int = 1) throws {
         self.models = models
@@ -118,10 +125,8 @@ public final class HolisticTracker {
     /// last clip still with the second thread (`frames`, a clip given up before `finish`) is waited for and
     /// dropped.
     public func reset() {
-        if pending != nil, let stage {
-            pending = nil
-            _ = stage.wait()
-        }
+        if let stage { while stage.inFlight > 0 { _ = stage.wait() } }
+        pending = []
         (bodyTime, faceTime, people, handTime, arms) = (.zero, .zero, 0, .zero, 0)
         body.reset()
         hands.resetTracks()
@@ -130,7 +135,7 @@ public final class HolisticTracker {
 
     /// One frame; call once per frame, in order (not while `frames` holds one: `finish` first).
     public func process(_ frame: VideoFrame) throws -> HolisticObservation {
-        precondition(pending == nil, "a frame is with the second thread: finish it first")
+        precondition(pending.isEmpty, "frames are with the second thread: finish them first")
         guard let person = try findBody(frame) else {
             hands.reset()
             face.reset()
@@ -183,15 +188,16 @@ public final class HolisticTracker {
 
     /// One frame into a clip's stream; `emit` gets each frame whose observation is complete, in order, with
     /// that observation: `frame` itself, or, when the engine may run on two threads or more (the process's
-    /// `ThreadShare`, up to `threads`), possibly the frame before it. Then a frame's hands are found on a
-    /// second thread while this one finds the next frame's body and face: a frame's hands and face need its
-    /// body, but the next frame's body needs only the body before it, and each track (body, left hand, right
-    /// hand, face) still sees its frames in order, so the observations are `process`'s bit for bit (the
-    /// models' values do not depend on their threads). Each side runs on half the share while the other
-    /// works, on all of it while the other has nothing (a frame without a person has no hands to find).
-    /// Each side's half is taken as it starts (a share that falls meanwhile, which an extract worker's
-    /// does not, holds from the next frame). Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'
-    /// before its face's, and those before the next frame's body's.
+    /// `ThreadShare`, up to `threads`), the frames whose hands are found by then, which may be a few frames
+    /// behind. Then a frame's hands are found on a second thread while this one finds the next frames' bodies
+    /// and faces: a frame's hands and face need its body, but the next frame's body needs only the body
+    /// before it, and each track (body, left hand, right hand, face) still sees its frames in order, so the
+    /// observations are `process`'s bit for bit (the models' values do not depend on their threads). This
+    /// side runs on half the share while the second thread has work, on all of it otherwise; the second
+    /// thread on the other half, taken as each frame's work is handed over (a share that falls meanwhile,
+    /// which an extract worker's does not, holds from the next frame). At most `depth` frames are held between calls.
+    /// Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'
+    /// before its face's, and those before a later frame's body's.
     public func frames(_ frame: VideoFrame, emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
         let share = min(threads, ThreadShare.forThisThread)
         guard share >= 2 else {
@@ -203,49 +209,51 @@ public final class HolisticTracker {
         self.stage = stage
         ThreadShare.noteRun(share)
         let theirs = share / 2
-        let mine = pending == nil ? share : share - theirs
-        let person = Result { try ThreadShare.capped(mine) { try findBody(frame) } }
-        var face: Result<FaceObservation?, Error>?
-        switch person {
-        case .success(let p?): face = Result { try ThreadShare.capped(mine) { try findFace(frame, p) } }
-        case .success(nil): self.face.reset()
-        case .failure: break
+        func mine() -> Int { stage.inFlight > 0 ? share - theirs : share }
+        let person = Result { try ThreadShare.capped(mine()) { try findBody(frame) } }
+        guard case .success(let found) = person else {
+            try finish(emit: emit)
+            _ = try person.get()
+            return
         }
-        var before: (VideoFrame, HolisticObservation)?
-        if let p = pending {
-            pending = nil
-            before = (p.frame, try observation(p, stage.wait()))
+        var face: Result<FaceObservation?, Error> = .success(nil)
+        if let found {
+            face = Result { try ThreadShare.capped(mine()) { try findFace(frame, found) } }
+        } else {
+            self.face.reset()
         }
-        var now: HolisticObservation?
-        switch person {
-        case .success(let p?):
-            // The second thread starts on this frame's hands before the caller takes the frame before, so that
-            // the caller's work on it (a fallback hand tracker, writing) runs beside them.
-            pending = (frame, p, face!)
-            let hands = self.hands
-            stage.start { try ThreadShare.capped(theirs) { try Self.hands(hands, frame, p) } }
-        case .success(nil):
-            hands.reset()
-            now = .empty
-        case .failure: break
+        pending.append((frame, found, face))
+        let hands = self.hands
+        stage.start {
+            // No person: the hand tracks start afresh, after the frames before have used them.
+            guard let found else {
+                hands.reset()
+                return Hands(left: nil, right: nil, time: .zero, arms: 0)
+            }
+            return try ThreadShare.capped(theirs) { try Self.hands(hands, frame, found) }
         }
-        let left = pending == nil ? share : share - theirs
-        if let before { try ThreadShare.capped(left) { try emit(before.0, before.1) } }
-        if let now { try ThreadShare.capped(left) { try emit(frame, now) } }
-        _ = try person.get()
+        // The frames whose hands are back, in order; the caller's work on them (a fallback hand tracker,
+        // writing) runs beside the second thread's.
+        while let oldest = pending.first {
+            guard let result = pending.count > Self.depth ? stage.wait() : stage.poll() else { break }
+            pending.removeFirst()
+            let observation = try observation(oldest, result)
+            try ThreadShare.capped(mine()) { try emit(oldest.frame, observation) }
+        }
     }
 
-    /// Emits the frame the second thread holds, if any (see `frames`): after a clip's last frame.
+    /// Emits the frames the second thread holds, if any (see `frames`): after a clip's last frame.
     public func finish(emit: (VideoFrame, HolisticObservation) throws -> Void) throws {
-        guard let p = pending, let stage else { return }
-        pending = nil
-        try emit(p.frame, try observation(p, stage.wait()))
+        guard let stage else { return }
+        while !pending.isEmpty {
+            let oldest = pending.removeFirst()
+            try emit(oldest.frame, try observation(oldest, stage.wait()))
+        }
     }
 
     /// A held frame's observation once its hands are back (their error first, then its face's); their time
     /// and arms counted.
-    private func observation(_ p: (frame: VideoFrame, person: BodyObservation, face: Result<FaceObservation?, Error>),
-                             _ result: Result<Hands, Error>) throws -> HolisticObservation {
+    private func observation(_ p: Held, _ result: Result<Hands, Error>) throws -> HolisticObservation {
         let found = try result.get()
         (handTime, arms) = (handTime + found.time, arms + found.arms)
         return HolisticObservation(body: p.person, leftHand: found.left, rightHand: found.right, face: try p.face.get())

@@ -1,29 +1,30 @@
 import Foundation
 
-/// A thread that runs one piece of work at a time beside its caller's: handed over (`start`), then waited
-/// for (`wait`). A caller with two independent parts of a frame's work runs one here and one itself, each
-/// under its half of the share (`ThreadShare.capped`): two whole parts at once keep two cores busier than
-/// each layer split between two threads, whose waits at each layer's end grow when a third thread (the
-/// decoder) takes one of the cores. It sleeps while it has no work. `HolisticTracker.frames`,
-/// `KeypointExtraction` for `--body`.
-/// Unchecked: `work` and `result` pass between the two threads through the semaphores, each written by one
-/// side while the other waits on it.
+/// A thread that runs pieces of work one after another beside its caller's, in the order handed over
+/// (`start`), each waited for in that order (`wait`, or `poll` without blocking). A caller with two
+/// independent parts of a frame's work runs one here and one itself, each under its half of the share
+/// (`ThreadShare.capped`): two whole parts at once keep two cores busier than each layer split between two
+/// threads, whose waits at each layer's end grow when a third thread (the decoder) takes one of the cores.
+/// It sleeps while it has no work. `HolisticTracker.frames`, `KeypointExtraction` for `--body`.
+/// Unchecked: the work and the results pass between the two threads under `lock`; `inFlight` is the
+/// caller's alone.
 public final class StageThread<Value>: @unchecked Sendable {
+    private let lock = NSLock()
     private let started = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-    private var work: (() throws -> Value)?
-    private var result: Result<Value, Error>?
+    private var work: [() throws -> Value] = []
+    private var results: [Result<Value, Error>] = []
     private var stopping = false
     /// Work handed over and not yet waited for.
-    public private(set) var busy = false
+    public private(set) var inFlight = 0
 
     public init() {
         // The models run on 1 MiB stacks on the engine's and the decoder's threads too.
         let thread = Thread { [self] in
             while true {
                 started.wait()
-                if stopping { return }
-                result = Result { try work!() }
-                work = nil
+                guard let next = lock.withLock({ stopping ? nil : work.removeFirst() }) else { return }
+                let result = Result { try next() }
+                lock.withLock { results.append(result) }
                 done.signal()
             }
         }
@@ -31,27 +32,35 @@ public final class StageThread<Value>: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `work` over (nothing may be in flight).
+    /// Hands `work` over, to run after the work handed over before it.
     public func start(_ work: @escaping () throws -> Value) {
-        precondition(!busy, "a stage thread runs one piece of work at a time")
-        busy = true
-        self.work = work
+        inFlight += 1
+        lock.withLock { self.work.append(work) }
         started.signal()
     }
 
-    /// The work's value or error, once it has ended.
+    /// The oldest work's value or error, once it has ended.
     public func wait() -> Result<Value, Error> {
-        precondition(busy, "nothing was handed over")
+        precondition(inFlight > 0, "nothing was handed over")
         done.wait()
-        busy = false
-        defer { result = nil }
-        return result!
+        return take()
     }
 
-    /// Ends the thread once the work in flight, if any, has ended (the caller's `deinit`).
+    /// The oldest work's value or error if it has ended, else nil (nothing in flight: nil).
+    public func poll() -> Result<Value, Error>? {
+        guard inFlight > 0, done.wait(timeout: .now()) == .success else { return nil }
+        return take()
+    }
+
+    private func take() -> Result<Value, Error> {
+        inFlight -= 1
+        return lock.withLock { results.removeFirst() }
+    }
+
+    /// Ends the thread once the work in flight has ended (the caller's `deinit`).
     public func stop() {
-        if busy { _ = wait() }
-        stopping = true
+        while inFlight > 0 { _ = wait() }
+        lock.withLock { stopping = true }
         started.signal()
     }
 }

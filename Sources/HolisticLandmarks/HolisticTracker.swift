@@ -102,7 +102,7 @@ public final class HolisticTracker {
     private typealias Held = (frame: VideoFrame, person: BodyObservation?, face: Result<FaceObservation?, Error>)
     /// The most frames held before the caller waits for the oldest. The second thread may lag a frame behind:
     /// a frame's hands take from nothing (no arm past the gate) to two landmark runs. Held at most 1, 3 or 8,
-    /// the corpus ran within the runs' noise of each other (hand-timed, docs/holistic.md); two frames are
+    /// the corpus ran within the runs' noise of each other (hand-timed, docs/engine-kernels.md); two frames are
     /// 12 MB at 1080p.
     static let depth = 2
 

@@ -100,7 +100,7 @@ public final class HolisticTracker {
     /// first, each with its body and its face (or the face's error).
     private var pending: [Held] = []
     private typealias Held = (frame: VideoFrame, person: BodyObservation?, face: Result<FaceObservation?, Error>)
-    /// The most frames held before the caller waits for the oldest. The second thread may lag a frame behind:
+    /// The most frames held before the caller waits for the oldest. The second thread may lag two frames behind:
     /// a frame's hands take from nothing (no arm past the gate) to two landmark runs. Held at most 1, 3 or 8,
     /// the corpus ran within the runs' noise of each other (hand-timed, docs/engine-kernels.md); two frames are
     /// 12 MB at 1080p.
@@ -193,7 +193,8 @@ public final class HolisticTracker {
     /// and faces: a frame's hands and face need its body, but the next frame's body needs only the body
     /// before it, and each track (body, left hand, right hand, face) still sees its frames in order, so the
     /// observations are `process`'s bit for bit (the models' values do not depend on their threads). This
-    /// side runs on half the share while the second thread has work, on all of it otherwise; the second
+    /// side runs on half the share while frames are with the second thread (from a clip's second frame on,
+    /// whether or not that thread is working at the moment), on all of it otherwise; the second
     /// thread on the other half, taken as each frame's work is handed over (a share that falls meanwhile,
     /// which an extract worker's does not, holds from the next frame). At most `depth` frames are held between calls.
     /// Call `finish` after the clip's last frame. Errors are thrown in `process`'s order: a frame's hands'

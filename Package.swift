@@ -90,7 +90,7 @@ let package = Package(
         // and their identity, and the tracked frame that smoothing, completion and extraction share.
         // OpenCV's fixed-point warp with the CPU's gathers (AVX2, AVX-512), for the crops: Swift cannot emit a gather.
         .target(name: "CCrop"),
-        .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "Keypoints", "CCrop", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Landmarking", dependencies: ["VideoIO", "Inference", "FileSystem", "Keypoints", "CCrop", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "HandLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),
         // MediaPipe's pose landmarker (the body: 33 landmarks) on the same engine and floor, beside the hands.
         .target(name: "BodyLandmarks", dependencies: ["VideoIO", "Inference", "Keypoints", "Landmarking"]),

@@ -106,6 +106,10 @@ public enum ElanTierEdit {
         let lastUsed = all(#"(<PROPERTY\s+NAME\s*=\s*"lastUsedAnnotationId"\s*>)\s*(\d+)\s*(</PROPERTY>)"#).first
         if let lastUsed, let n = group(lastUsed, 2).flatMap({ Int($0) }) { highestID = max(highestID, n) }
 
+        // New ids count up from the highest: ids so large that they cannot (an edited or hostile file) are refused.
+        guard highestID <= Int.max - annotations.count, highestSlot <= Int.max - 2 * annotations.count else {
+            throw Refusal("the file's annotation or time slot ids are too large to number new ones after (a\(highestID), ts\(highestSlot))")
+        }
         let sorted = annotations.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         var newSlots: [Slot] = []
         var written: [(id: String, ref1: String, ref2: String, value: String)] = []

@@ -151,7 +151,7 @@ public struct Validator {
             let length = (s.end ?? f.duration) - (s.start ?? 0)
             if length * fps < Double(window) {
                 log.add(.warning, .shortSegment, file: s.source, line: s.line, at +
-                        String(format: "segment is %.2fs, %d frames at %g fps: shorter than the %d-frame window", length, Int(length * fps), fps, window),
+                        String(format: "segment is %.2fs, %.0f frames at %g fps: shorter than the %d-frame window", length, (length * fps).rounded(.towardZero), fps, window),
                         hint: "it will be padded with zeros (or dropped with --short drop)")
             }
         }

@@ -31,6 +31,8 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
         func number(_ name: String) throws -> Int? {
             guard let v = environment[name] else { return nil }
             guard let n = Int(v.trimmingCharacters(in: .whitespaces)) else { throw fail("\(name)=\(v) is not a number") }
+            // Slurm's task ids and counts are far below this (its MaxArraySize is at most 4000001).
+            guard (0...Int(Int32.max)).contains(n) else { throw fail("\(name)=\(v) is out of range (0 to \(Int32.max))") }
             return n
         }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)

@@ -10,11 +10,15 @@ final class MappedFile {
     private let base: UnsafeMutableRawPointer?
 
     init(path: String) throws {
-        let fd = open(path, O_RDONLY)
+        // Opened without blocking (a FIFO would wait for a writer forever) and mapped only if a regular file.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw InferenceError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw InferenceError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw InferenceError.cannotOpen(path: path, reason: "not a regular file (a FIFO, a device, a socket or a folder): refused, never read")
+        }
         let size = Int(st.st_size)
         guard size > 0 else { throw InferenceError.malformed(path: path, reason: "the file is empty") }
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {

@@ -133,7 +133,15 @@ public final class TFLiteModel {
         func padding(_ field: Int) throws -> Padding {
             (try t?.scalar(field, Int8.self, default: 0) ?? 0) == 1 ? .valid : .same
         }
-        func int(_ field: Int, _ d: Int32) throws -> Int { Int(try t?.scalar(field, Int32.self, default: d) ?? d) }
+        // Every integer option read here is a stride, a dilation, a filter size or a depth multiplier: at
+        // least 1 in any model TFLite runs (0 would divide by zero when shapes are worked out).
+        func int(_ field: Int, _ d: Int32) throws -> Int {
+            let v = try t?.scalar(field, Int32.self, default: d) ?? d
+            guard v >= 1 else {
+                throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "option \(field) is \(v); strides, dilations, filter sizes and depth multipliers are at least 1")
+            }
+            return Int(v)
+        }
         switch code {
         case .conv2D:
             // Conv2DOptions: padding, stride_w, stride_h, fused_activation_function, dilation_w, dilation_h

@@ -1,4 +1,5 @@
 import Crypto
+import FileSystem
 import Foundation
 import Inference
 
@@ -30,8 +31,14 @@ public enum ModelFiles {
     public static func identity(directory: URL, names: [String]) throws -> [String: String] {
         var hashes: [String: String] = [:]
         for url in try urls(directory: directory, names: names) {
+            // Only a regular file is read: a FIFO in the models folder would block the read forever.
             let data: Data
-            do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
+            do {
+                let handle = FileHandle(fileDescriptor: try RegularFile.open(url.path), closeOnDealloc: true)
+                data = try handle.readToEnd() ?? Data()
+            } catch let refusal as RegularFile.Refusal {
+                throw InferenceError.cannotOpen(path: url.path, reason: refusal.reason)
+            } catch {
                 throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
             }
             hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()

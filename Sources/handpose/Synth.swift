@@ -28,6 +28,8 @@ struct Synth: ParsableCommand {
         let dims = size.split(separator: "x").compactMap { Int($0) }
         guard dims.count == 2, dims.allSatisfy({ $0 >= 64 && $0 <= 4096 }) else { throw ValidationError("--size must be WxH, 64 to 4096") }
         guard fps > 0, seconds > 0, perClass >= 0 else { throw ValidationError("--fps and --seconds must be positive") }
+        // Frame counts are worked out from these: bounded, so none is too large to count.
+        guard fps <= 1000, seconds <= 3600 else { throw ValidationError("--fps must be at most 1000 and --seconds at most 3600 (an hour per action)") }
         var s = SynthSettings()
         s.perClass = perClass; s.seconds = seconds; s.fps = Rational(rate: fps); s.width = dims[0]; s.height = dims[1]
         s.seed = seed; s.montages = montages; s.posesPerClass = posesPerClass

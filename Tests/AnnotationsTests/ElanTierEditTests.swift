@@ -106,4 +106,20 @@ private extension String {
         let ns = self as NSString
         return re.matches(in: self, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
     }
+
+    func testIdsTooLargeToFollowAreRefused() throws {
+        let original = try String(contentsOf: ElanReaderTests.fixtures.appendingPathComponent("pympi_fto.eaf"), encoding: .utf8)
+        let new = [ElanTierEdit.Annotation(value: "grab", start: 50, end: 80)]
+        XCTAssertNoThrow(try ElanTierEdit.replacing(tier: "a", in: original, with: new))
+        // The header's counter, then an annotation's id, at the largest Int: the next id cannot be counted.
+        let counter = original.replacingOccurrences(of: #"lastUsedAnnotationId">\d+"#, with: "lastUsedAnnotationId\">\(Int.max)", options: .regularExpression)
+        XCTAssertNotEqual(counter, original)
+        let id = original.replacingOccurrences(of: #"ANNOTATION_ID="a\d+""#, with: "ANNOTATION_ID=\"a\(Int.max)\"", options: .regularExpression)
+        XCTAssertNotEqual(id, original)
+        for hostile in [counter, id] {
+            XCTAssertThrowsError(try ElanTierEdit.replacing(tier: "a", in: hostile, with: new)) {
+                XCTAssertTrue("\($0)".contains("too large to number new ones"), "\($0)")
+            }
+        }
+    }
 }

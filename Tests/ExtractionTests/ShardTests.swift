@@ -24,6 +24,9 @@ final class ShardTests: XCTestCase {
         XCTAssertThrowsError(try Shard.parse("auto", recorded: 4, environment: eight)) { XCTAssertTrue("\($0)".contains("give auto/8"), "\($0)") }
         XCTAssertEqual(try Shard.parse("auto/8", recorded: 4, environment: eight), Shard(index: 6, count: 8))
         XCTAssertThrowsError(try Shard.parse("0/1000000", environment: [:]))
+        // A number from the environment too large to count past is refused, not added to.
+        let huge = ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "\(Int.max)", "SLURM_ARRAY_TASK_COUNT": "1"]
+        XCTAssertThrowsError(try Shard.parse("auto", recorded: 4, environment: huge)) { XCTAssertTrue("\($0)".contains("SLURM_ARRAY_TASK_MAX=\(Int.max) is out of range"), "\($0)") }
         XCTAssertEqual(try Shard.parse("auto/10", environment: ["JOB_COMPLETION_INDEX": "9"]), Shard(index: 9, count: 10))
         for (text, env, needle) in [("4/4", [String: String](), "not one of 0 to 3"), ("1/0", [:], "at least 1"), ("x", [:], "expected I/N"),
                                     ("auto", [:], "SLURM_ARRAY_TASK_ID"), ("auto", ["JOB_COMPLETION_INDEX": "1"], "give auto/N"),

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Inference
+import Landmarking
 
 /// A damaged model file must give a typed error, never a crash or an out-of-bounds read.
 final class CorruptModelTests: XCTestCase {
@@ -81,5 +82,38 @@ final class CorruptModelTests: XCTestCase {
         let notModel = load(Array("hello, this is not a model at all".utf8))
         XCTAssertTrue(notModel is InferenceError)
         XCTAssertTrue("\(notModel!)".contains("not a valid TFLite model"))
+    }
+
+    /// A stride of 0 (one changed byte) would divide by zero when the plan works out shapes: refused when read.
+    func testAZeroStrideIsRefused() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.modelPath("palm_detection_lite"))))
+        // The first convolution whose options hold stride_w (Conv2DOptions and DepthwiseConv2DOptions field 1).
+        let at: Int? = try bytes.withUnsafeBytes { raw in
+            let fb = FlatBuffer(bytes: raw, path: "palm_detection_lite")
+            let graph = try XCTUnwrap(try fb.root().tables(2).first)
+            for op in try graph.tables(3) {
+                if let options = try op.table(4), let field = try options.field(1), try options.scalar(1, Int32.self, default: 1) == 2 { return field }
+            }
+            return nil
+        }
+        let field = try XCTUnwrap(at, "a convolution with stride 2 stores its stride")
+        XCTAssertNil(load(bytes), "the model as shipped loads and runs")
+        for i in 0..<4 { bytes[field + i] = 0 }
+        let error = load(bytes)
+        guard case .unsupportedOption(_, _, _, let reason)? = error as? InferenceError else { return XCTFail("\(String(describing: error))") }
+        XCTAssertTrue(reason.contains("is 0"), reason)
+    }
+
+    /// A FIFO where a model should be is refused at once, never waited on (no writer ever comes).
+    func testAFIFOIsRefusedNotWaitedOn() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-model-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("hand_landmark_lite.tflite").path
+        XCTAssertEqual(mkfifo(path, 0o644), 0)
+        XCTAssertThrowsError(try TFLiteModel(path: path)) { XCTAssertTrue("\($0)".contains("not a regular file"), "\($0)") }
+        XCTAssertThrowsError(try ModelFiles.identity(directory: dir, names: ["hand_landmark_lite.tflite"])) {
+            XCTAssertTrue("\($0)".contains("not a regular file"), "\($0)")
+        }
     }
 }

@@ -133,30 +133,31 @@ public final class TFLiteModel {
         func padding(_ field: Int) throws -> Padding {
             (try t?.scalar(field, Int8.self, default: 0) ?? 0) == 1 ? .valid : .same
         }
-        // Every integer option read here is a stride, a dilation, a filter size or a depth multiplier: at
-        // least 1 in any model TFLite runs (0 would divide by zero when shapes are worked out).
-        func int(_ field: Int, _ d: Int32) throws -> Int {
-            let v = try t?.scalar(field, Int32.self, default: d) ?? d
+        func int(_ field: Int, _ d: Int32) throws -> Int { Int(try t?.scalar(field, Int32.self, default: d) ?? d) }
+        // A stride, a dilation, a filter size or a depth multiplier: at least 1 in any model TFLite runs (0
+        // would divide by zero when shapes are worked out).
+        func positive(_ field: Int, _ d: Int32) throws -> Int {
+            let v = try int(field, d)
             guard v >= 1 else {
                 throw InferenceError.unsupportedOption(path: path, index: index, name: code.name, reason: "option \(field) is \(v); strides, dilations, filter sizes and depth multipliers are at least 1")
             }
-            return Int(v)
+            return v
         }
         switch code {
         case .conv2D:
             // Conv2DOptions: padding, stride_w, stride_h, fused_activation_function, dilation_w, dilation_h
-            return .conv(Conv2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
-                                       activation: try activation(3), dilationW: try int(4, 1), dilationH: try int(5, 1),
+            return .conv(Conv2DOptions(padding: try padding(0), strideW: try positive(1, 1), strideH: try positive(2, 1),
+                                       activation: try activation(3), dilationW: try positive(4, 1), dilationH: try positive(5, 1),
                                        depthMultiplier: 1))
         case .depthwiseConv2D:
             // DepthwiseConv2DOptions: padding, stride_w, stride_h, depth_multiplier, fused_activation_function, dilation_w, dilation_h
-            return .conv(Conv2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
-                                       activation: try activation(4), dilationW: try int(5, 1), dilationH: try int(6, 1),
-                                       depthMultiplier: try int(3, 1)))
+            return .conv(Conv2DOptions(padding: try padding(0), strideW: try positive(1, 1), strideH: try positive(2, 1),
+                                       activation: try activation(4), dilationW: try positive(5, 1), dilationH: try positive(6, 1),
+                                       depthMultiplier: try positive(3, 1)))
         case .maxPool2D:
             // Pool2DOptions: padding, stride_w, stride_h, filter_width, filter_height, fused_activation_function
-            return .pool(Pool2DOptions(padding: try padding(0), strideW: try int(1, 1), strideH: try int(2, 1),
-                                       filterW: try int(3, 1), filterH: try int(4, 1), activation: try activation(5)))
+            return .pool(Pool2DOptions(padding: try padding(0), strideW: try positive(1, 1), strideH: try positive(2, 1),
+                                       filterW: try positive(3, 1), filterH: try positive(4, 1), activation: try activation(5)))
         case .fullyConnected:
             // FullyConnectedOptions: fused_activation_function, weights_format, keep_num_dims
             let format = try t?.scalar(1, Int8.self, default: 0) ?? 0

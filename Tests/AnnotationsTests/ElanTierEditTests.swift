@@ -97,15 +97,6 @@ final class ElanTierEditTests: XCTestCase {
         guard case .failure(let two) = AnnotationSource.elanEditTarget(eaf, options: o) else { return XCTFail("two tiers read") }
         XCTAssertTrue(two.description.contains("tiers are read"), two.description)
     }
-}
-
-private extension String {
-    /// The first group of every match of `pattern`.
-    func matches(_ pattern: String) -> [String] {
-        let re = try! NSRegularExpression(pattern: pattern)
-        let ns = self as NSString
-        return re.matches(in: self, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
-    }
 
     func testIdsTooLargeToFollowAreRefused() throws {
         let original = try String(contentsOf: ElanReaderTests.fixtures.appendingPathComponent("pympi_fto.eaf"), encoding: .utf8)
@@ -121,5 +112,14 @@ private extension String {
                 XCTAssertTrue("\($0)".contains("too large to number new ones"), "\($0)")
             }
         }
+    }
+}
+
+private extension String {
+    /// The first group of every match of `pattern`.
+    func matches(_ pattern: String) -> [String] {
+        let re = try! NSRegularExpression(pattern: pattern)
+        let ns = self as NSString
+        return re.matches(in: self, range: NSRange(location: 0, length: ns.length)).map { ns.substring(with: $0.range(at: 1)) }
     }
 }

@@ -58,7 +58,7 @@ public final class VideoReader {
             throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = avformat_open_input(&ctx, path, nil, nil)
+        var rc = Self.openInput(&ctx, path)
         guard rc >= 0, let ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         format = ctx
         rc = avformat_find_stream_info(ctx, nil)
@@ -111,8 +111,8 @@ public final class VideoReader {
         let still = MediaKind.isStillImage(url)
         let avg = still ? 0 : Rational(stream.pointee.avg_frame_rate).value
         let nominal = still ? 0 : Rational(stream.pointee.r_frame_rate).value
-        let rateForSteps = avg > 0 ? avg : (nominal > 0 ? nominal : 25)
-        frameDuration = 1 / rateForSteps
+        frameDuration = Self.frameStep(average: avg, nominal: nominal)
+        let rateForSteps = 1 / frameDuration
 
         var duration = 0.0
         if still {
@@ -337,13 +337,33 @@ public final class VideoReader {
                 nextIndex = InputRange.int((time ?? 0) / frameDuration, in: InputRange.frames) ?? 0
             }
         }
-        if let last = lastTime, time == nil || time! <= last { time = last + frameDuration }
-        let t = time ?? 0
+        guard let t = Self.repairedTime(time, after: lastTime, step: frameDuration) else {
+            throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
+                                     ffmpeg: "frame times run past \(InputRange.wholeText(InputRange.seconds.upperBound)) s (damaged timestamps)")
+        }
         lastTime = t
         var out = VideoFrame(index: nextIndex, time: t, width: width, height: height, pixels: rgb)
         nextIndex += 1
         if info.rotation != 0 { out = out.rotated(clockwise: info.rotation) }
         return out
+    }
+
+    /// The duration a frame without a usable timestamp is given: one frame at the header's average rate,
+    /// else its nominal rate, else 25 fps, each taken only inside the range of rates (a damaged header's
+    /// 1e-300 fps would step a frame by 1e300 s).
+    static func frameStep(average: Double, nominal: Double) -> Double {
+        let rate = [average, nominal].first { $0.isFinite && InputRange.frameRate.contains($0) } ?? 25
+        return 1 / rate
+    }
+
+    /// A frame's time: its own when it is later than the frame before, else the frame before's plus
+    /// `step` (the first frame without one starts at 0). Nil when that leaves the range of times (either
+    /// side of 0), which only damaged timestamps reach, and which later stages turn into integers.
+    static func repairedTime(_ time: Double?, after last: Double?, step: Double) -> Double? {
+        var t = time
+        if let last, t == nil || t! <= last { t = last + step }
+        let value = t ?? 0
+        return value.isFinite && InputRange.seconds.contains(abs(value)) ? value : nil
     }
 
     private func lowerBound(_ a: [Int64], _ v: Int64) -> Int {
@@ -359,11 +379,42 @@ public final class VideoReader {
         return av_image_check_size(UInt32(width), UInt32(height), 0, nil) >= 0
     }
 
+    /// Demuxers that open what the input names: other files (a concatenation list, a playlist, a
+    /// manifest) or network streams. A file from outside is read as itself, never as a list of others,
+    /// which `RegularFile` never checked and whose frames would land in this file's output.
+    static let demuxersThatOpenOthers: Set<String> = [
+        "concat", "hls", "applehttp", "dash", "imf", "sdp", "rtsp", "rtp", "sap", "webm_dash_manifest",
+    ]
+
+    /// Every demuxer this FFmpeg has but those that open others, as FFmpeg's `format_whitelist` lists them.
+    static let allowedDemuxers: String = {
+        var names: [String] = []
+        var opaque: UnsafeMutableRawPointer? = nil
+        while let demuxer = av_demuxer_iterate(&opaque) {
+            let own = String(cString: demuxer.pointee.name).split(separator: ",").map(String.init)
+            if own.contains(where: demuxersThatOpenOthers.contains) { continue }
+            names += own
+        }
+        return names.joined(separator: ",")
+    }()
+
+    /// `avformat_open_input` for a file from outside: only the file protocol, no demuxer that opens
+    /// other files or streams, and an image's name taken as it is (the image demuxer would read
+    /// `clip%03d.png` as a numbered sequence of other files).
+    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String) -> Int32 {
+        var options: OpaquePointer? = nil
+        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        av_dict_set(&options, "format_whitelist", allowedDemuxers, 0)
+        av_dict_set(&options, "pattern_type", "none", 0)
+        defer { av_dict_free(&options) }
+        return avformat_open_input(&ctx, "file:" + path, nil, &options)
+    }
+
     /// Reads every packet of the video stream without decoding: their timestamps, sorted.
     static func scanPTS(path: String) throws -> [Int64] {
         if let problem = RegularFile.problem(path) { throw VideoError.unreadable(path: path, ffmpeg: problem) }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = avformat_open_input(&ctx, path, nil, nil)
+        var rc = openInput(&ctx, path)
         guard rc >= 0, let c = ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         defer { avformat_close_input(&ctx) }
         rc = avformat_find_stream_info(c, nil)
@@ -379,7 +430,9 @@ public final class VideoReader {
                 var ts = pkt!.pointee.pts
                 if ts == cffmpeg_nopts() { ts = pkt!.pointee.dts }
                 if ts == cffmpeg_nopts() { ts = fallback }
-                fallback = ts + max(pkt!.pointee.duration, 1)
+                // A damaged packet's timestamp or duration near the end of the range ends the stepping there.
+                let (next, overflow) = ts.addingReportingOverflow(max(pkt!.pointee.duration, 1))
+                fallback = overflow ? Int64.max : next
                 stamps.append(ts)
             }
             av_packet_unref(pkt)

@@ -137,6 +137,53 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// A file named as a clip that is really a list of other files (FFmpeg's concatenation script, an HLS
+    /// playlist) is not a video: read, it would put another file's frames in this file's output.
+    func testAListOfOtherFilesIsNotAVideo() throws {
+        try ClipFactory.write(dir.appendingPathComponent("other.mp4"), frames: 5)
+        let lists = [
+            "concat.mp4": "ffconcat version 1.0\nfile 'other.mp4'\n",
+            "playlist.mp4": "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nother.mp4\n#EXT-X-ENDLIST\n",
+            "playlist.m3u8.mov": "#EXTM3U\n#EXTINF:1.0,\nfile:\(dir.path)/other.mp4\n#EXT-X-ENDLIST\n",
+        ]
+        for (name, text) in lists {
+            let url = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            XCTAssertThrowsError(try ClipFactory.readAll(url), name) { error in
+                guard case .notAVideo(let path, _)? = error as? VideoError else { return XCTFail("\(name): \(error)") }
+                XCTAssertEqual(path, url.path)
+            }
+        }
+        XCTAssertEqual(try ClipFactory.readAll(dir.appendingPathComponent("other.mp4")).count, 5, "the listed clip itself reads")
+    }
+
+    /// An image whose name looks like a numbered pattern is read as itself, not as the sequence of other
+    /// images the pattern would name.
+    func testAnImageNamedLikeAPatternIsReadAsItself() throws {
+        let own = ClipFactory.frame(index: 3, width: 24, height: 16)
+        try ImageWriter.writePNG(own, to: dir.appendingPathComponent("shot%d.png"))
+        for i in 0..<3 { try ImageWriter.writePNG(ClipFactory.frame(index: 100 + i, width: 24, height: 16), to: dir.appendingPathComponent("shot\(i).png")) }
+        let frames = try ClipFactory.readAll(dir.appendingPathComponent("shot%d.png"))
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertTrue(frames.first?.pixels == own.pixels, "the pixels of shot%d.png itself")
+    }
+
+    /// The rules for frames without a usable timestamp keep every time inside the range later stages
+    /// turn into integers: a damaged header's rate cannot make a step of 1e300 s, and a run of steps
+    /// past 10^7 s is refused, not handed on.
+    func testDamagedTimestampsStayInRange() {
+        XCTAssertEqual(VideoReader.frameStep(average: 30, nominal: 25), 1.0 / 30)
+        XCTAssertEqual(VideoReader.frameStep(average: 1e-300, nominal: 25), 1.0 / 25)
+        XCTAssertEqual(VideoReader.frameStep(average: .nan, nominal: 1e300), 1.0 / 25)
+        XCTAssertLessThanOrEqual(VideoReader.frameStep(average: 0.001, nominal: 0), 1000)
+        XCTAssertEqual(VideoReader.repairedTime(nil, after: nil, step: 0.04), 0)
+        XCTAssertEqual(VideoReader.repairedTime(1.0, after: 0.5, step: 0.04), 1.0)
+        XCTAssertEqual(VideoReader.repairedTime(0.4, after: 0.5, step: 0.04), 0.54)
+        XCTAssertEqual(VideoReader.repairedTime(-0.08, after: nil, step: 0.04), -0.08, "a B-frame before the start keeps its time")
+        XCTAssertNil(VideoReader.repairedTime(nil, after: 9_999_999.99, step: 0.04))
+        XCTAssertNil(VideoReader.repairedTime(nil, after: 1e7, step: 1000))
+    }
+
     func testTruncatedClipGivesFramesThenError() throws {
         let full = try ClipFactory.write(dir.appendingPathComponent("full.mp4"), frames: 60)
         let data = try Data(contentsOf: full)

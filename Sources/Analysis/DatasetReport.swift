@@ -211,6 +211,13 @@ struct PartData {
         let slots = manifest.settings.hand == .both ? 2 : 1
         let channels = manifest.settings.features.count
         let n = records.count
+        // The sizes come from dataset.json, a file from outside: a window of 0, or one whose arrays could
+        // not be counted in an Int, is refused before any of them is multiplied or indexed.
+        guard (frames ?? 1) > 0, let per = product([frames ?? 1, slots, channels, Joint.count]),
+              let maskPer = product([frames ?? 1, slots]), product([n, per]) != nil else {
+            throw DatasetError.invalid(path: folder.appendingPathComponent("dataset.json").path,
+                                       reason: "a window of \(frames ?? 1) frames cannot be read (it must be at least 1 and the arrays countable)")
+        }
         var x: [Float], mask: [Float]
         if fm.fileExists(atPath: path("X.npy").path) {
             x = try Npy.read(try RegularFile.read(path("X.npy").path), name: path("X.npy").path).values
@@ -220,25 +227,33 @@ struct PartData {
             guard let xs = z["X"], let ms = z["mask"] else { throw DatasetError.invalid(path: path("data.npz").path, reason: "no X or mask") }
             x = xs.values; mask = ms.values
         } else if fm.fileExists(atPath: path("keypoints.csv").path) {
-            let rows = try csvRows(path("keypoints.csv")).dropFirst()
-            let per = (frames ?? 1) * slots * channels * Joint.count, maskPer = (frames ?? 1) * slots
+            let rows = try csvRows(path("keypoints.csv"), header: true)
             x = []; mask = []
-            for row in rows {
+            for (line, row) in rows {
                 guard row.count == 1 + per + maskPer else {
-                    throw DatasetError.invalid(path: path("keypoints.csv").path, reason: "a row of \(row.count) values, expected \(1 + per + maskPer)")
+                    throw DatasetError.invalid(path: "\(path("keypoints.csv").path):\(line)", reason: "a row of \(row.count) values, expected \(1 + per + maskPer)")
                 }
                 x += row[1...per]; mask += row[(per + 1)...]
             }
         } else if fm.fileExists(atPath: path("keypoint.csv").path) {
-            // Kazuhito00's layout: already wrist-relative and scaled, 42 numbers, no mask.
+            // Kazuhito00's layout: already wrist-relative and scaled, the class index then 42 numbers, no
+            // mask; one row per manifest record, in its order.
+            let file = path("keypoint.csv").path
             let rows = try csvRows(path("keypoint.csv"))
-            return PartData(records: records, labels: labels, features: rows.flatMap { $0.dropFirst() }, featureCount: 42,
+            guard rows.count == n else {
+                throw DatasetError.invalid(path: file, reason: "\(rows.count) rows for the manifest's \(n) examples")
+            }
+            for (i, (line, row)) in rows.enumerated() {
+                guard row.count == 43 else { throw DatasetError.invalid(path: "\(file):\(line)", reason: "a row of \(row.count) values, expected 43") }
+                guard row[0] == Float(labels[i]) else {
+                    throw DatasetError.invalid(path: "\(file):\(line)", reason: "class \(row[0]) where the manifest's example \(i + 1) is class \(labels[i])")
+                }
+            }
+            return PartData(records: records, labels: labels, features: rows.flatMap { $0.values.dropFirst() }, featureCount: 42,
                             mask: [], maskPerExample: 0, slots: 1)
         } else {
             throw DatasetError.unreadable(path: folder.path, reason: "no X.npy, data.npz or keypoints.csv for part \(part)")
         }
-        let per = (frames ?? 1) * slots * channels * Joint.count
-        let maskPer = (frames ?? 1) * slots
         guard x.count == n * per, mask.count == n * maskPer else {
             throw DatasetError.invalid(path: folder.path, reason: "X holds \(x.count) values for \(n) examples of \(per)")
         }
@@ -285,10 +300,40 @@ struct PartData {
                         maskPerExample: maskPer, slots: slots)
     }
 
-    static func csvRows(_ url: URL) throws -> [[Float]] {
+    /// The product of sizes, or nil when it overflows an Int.
+    static func product(_ factors: [Int]) -> Int? {
+        var total = 1
+        for f in factors {
+            let (p, overflow) = total.multipliedReportingOverflow(by: f)
+            if overflow { return nil }
+            total = p
+        }
+        return total
+    }
+
+    /// The rows of a CSV file the export wrote (numbers only, each row ending in a line break), with
+    /// their line numbers; after the header line when `header`. A value that is not a number is an
+    /// error naming its line and column, and so is a file that stops inside a row: a cut file is never
+    /// read as a shorter one.
+    static func csvRows(_ url: URL, header: Bool = false) throws -> [(line: Int, values: [Float])] {
         guard let text = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else {
             throw DatasetError.unreadable(path: url.path, reason: RegularFile.problem(url.path) ?? "cannot be read")
         }
-        return text.split(separator: "\n").map { $0.split(separator: ",").map { Float($0) ?? 0 } }
+        guard text.isEmpty || text.hasSuffix("\n") else {
+            throw DatasetError.invalid(path: url.path, reason: "ends inside a row, with no line break: the file was cut short")
+        }
+        var rows: [(line: Int, values: [Float])] = []
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().enumerated() where !(header && i == 0) {
+            if line.isEmpty { continue }
+            var values: [Float] = []
+            for (column, field) in line.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+                guard let v = Float(field.trimmingCharacters(in: .whitespaces)) else {
+                    throw DatasetError.invalid(path: "\(url.path):\(i + 1):\(column + 1)", reason: "'\(field.prefix(20))' is not a number")
+                }
+                values.append(v)
+            }
+            rows.append((i + 1, values))
+        }
+        return rows
     }
 }

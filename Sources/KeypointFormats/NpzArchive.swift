@@ -52,6 +52,8 @@ public enum NpzArchive {
 extension NpzArchive {
     /// The members of an `.npz` file, by name (without `.npy`).
     public static func read(_ url: URL) throws -> [String: Npy.Loaded] {
+        // Only a regular file: ZIPFoundation would wait on a FIFO for ever.
+        if let problem = RegularFile.problem(url.path) { throw KeypointError.unreadable(path: url.path, reason: problem) }
         let archive: Archive
         do { archive = try Archive(url: url, accessMode: .read) } catch {
             throw KeypointError.unreadable(path: url.path, reason: "not a zip archive (\(describe(error)))")

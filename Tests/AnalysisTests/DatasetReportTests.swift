@@ -1,0 +1,99 @@
+import Analysis
+import Datasets
+import Foundation
+import Keypoints
+import XCTest
+
+/// `report` reads an export folder that may have been cut, edited or replaced since it was written: each
+/// such folder is an error naming the file (and line), never a trap, a wait or a shorter dataset.
+final class DatasetReportTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("dataset-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    /// Eight examples of two classes (hands at different places), written by the exporter as `format`.
+    private func export(_ name: String, format: TrainingSet.Format, frames: Int?) throws -> URL {
+        var settings = ExportSettings()
+        if let frames { settings.window = frames }
+        var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: "test"), command: "test")
+        exporter.format = format
+        let examples = (0..<8).map { i -> Example in
+            let x = Float(i % 2 == 0 ? 0.3 : 0.7) + Float(i) * 0.001
+            var joints = (0..<21).map { SIMD3<Float>(x + Float($0) * 0.002, 0.5 - Float($0) * 0.003, 0) }
+            joints[0] = SIMD3(x, 0.6, 0)
+            let hand = HandSample(joints: joints, confidence: 1, chirality: .right)
+            let clip = "c\(i).mp4"
+            return Example(label: i % 2, frames: Array(repeating: [hand], count: frames ?? 1),
+                           manifest: ExampleRecord(source: clip, label: i % 2 == 0 ? "a" : "b", hand: "any"), clip: clip,
+                           frameSize: SIMD2(200, 100))
+        }
+        let out = dir.appendingPathComponent(name)
+        _ = try exporter.write(examples, classes: ["a", "b"], frames: frames, kind: frames == nil ? "poses" : "actions",
+                               emptyHint: "", to: out, replace: false)
+        return out
+    }
+
+    private func report(_ folder: URL) throws -> DatasetReport {
+        try DatasetReport.dataset(at: folder) { _ in nil }
+    }
+
+    private func assertRefused(_ folder: URL, saying text: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try report(folder), file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
+        }
+    }
+
+    func testACutOrEditedKeypointCSVIsAnErrorNamingTheLine() throws {
+        let folder = try export("kcsv", format: .keypointCSV, frames: nil)
+        let csv = folder.appendingPathComponent("keypoint.csv")
+        let original = try String(contentsOf: csv, encoding: .utf8)
+        XCTAssertEqual(try report(folder).classes.map { $0.examples.values.reduce(0, +) }, [4, 4], "the export as written reads")
+        var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines.count, 9)
+        // A whole row gone: fewer rows than the manifest's examples.
+        try (lines.dropLast(2).joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "7 rows for the manifest's 8 examples")
+        // Cut inside the last number.
+        try String(original.dropLast(3)).write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "cut short")
+        // A value that is not a number, named by line and column.
+        lines[2] = lines[2].replacingOccurrences(of: ",0.0,0.0,", with: ",0.0,oops,")
+        try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "keypoint.csv:3:3")
+        // A row short of values, and a row whose class is not its example's.
+        lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[4] = lines[4].split(separator: ",").dropLast().joined(separator: ",")
+        try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "keypoint.csv:5")
+        lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[0] = "1" + lines[0].dropFirst()
+        try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "where the manifest's example 1 is class 0")
+    }
+
+    func testAWindowTooLargeToCountIsRefusedNotMultiplied() throws {
+        let folder = try export("npy", format: .npy, frames: 5)
+        XCTAssertNoThrow(try report(folder))
+        let json = folder.appendingPathComponent("dataset.json")
+        let text = try String(contentsOf: json, encoding: .utf8)
+        XCTAssertTrue(text.contains("\"window\" : 5"), text)
+        for window in ["4611686018427387904", "0", "-3"] {
+            try text.replacingOccurrences(of: "\"window\" : 5", with: "\"window\" : \(window)").write(to: json, atomically: true, encoding: .utf8)
+            assertRefused(folder, saying: "a window of \(window) frames cannot be read")
+        }
+    }
+
+    func testAFIFOInPlaceOfTheArchiveIsRefusedNotWaitedOn() throws {
+        let folder = try export("npz", format: .npz, frames: 5)
+        XCTAssertNoThrow(try report(folder))
+        let npz = folder.appendingPathComponent("data.npz")
+        try FileManager.default.removeItem(at: npz)
+        XCTAssertEqual(mkfifo(npz.path, 0o600), 0)
+        assertRefused(folder, saying: "FIFO")
+    }
+}

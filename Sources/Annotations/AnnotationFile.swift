@@ -202,17 +202,23 @@ enum AnnotationFileReader {
             return
         }
         sink.header(header)
+        // The second pass must read what the first checked: a file rewritten in between (an editor saving,
+        // a sync) could hold a key the header lacks, more or fewer entries, or a cut. That is an error,
+        // never a trap or a shorter file.
         var second = JSONEntryReader(chunks: chunks())
-        var index = 0
-        _ = second.read { element in
+        var index = 0, changed = false
+        let again = second.read { element in
             index += 1
+            guard !changed else { return }
+            if index > count { changed = true; return }
             guard let members = element.members else {
                 sink.log.add(.error, .jsonShape, file: file, line: element.line, "entry \(index) is not an object")
                 return
             }
             var values = [String?](repeating: nil, count: header.count)
             for (key, value) in members {
-                let name = trimmed(key), at = position[name]!
+                let name = trimmed(key)
+                guard let at = position[name] else { changed = true; return }
                 switch value {
                 case .text(let s): values[at] = trimmed(s)
                 // A number as written: a label 7 stays "7" (not "7.0"), and a time's text is parsed as any other.
@@ -228,6 +234,10 @@ enum AnnotationFileReader {
                 }
             }
             sink.entry(RawEntry(line: element.line, values: values, csv: false))
+        }
+        if changed || again != nil || index != count {
+            sink.log.add(.error, .unreadableFile, file: file, "the file changed while it was read (\(count) entries the first time, \(index)\(again == nil ? "" : " and an error") the second)",
+                         hint: "read it again once it is no longer being written")
         }
     }
 }

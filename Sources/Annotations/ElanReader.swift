@@ -155,7 +155,28 @@ struct ElanReader {
     /// data (`<?pi?>`, found by the same fuzzer), and ELAN writes none.
     /// A DOCTYPE declaring an entity is refused too: FoundationXML on Linux reads its references as
     /// empty text, so a value built from one would be lost, and ELAN declares none.
-    enum Precheck: Equatable { case notUTF8(line: Int, column: Int), declaredEncoding(String), processingInstruction(line: Int), entity(line: Int) }
+    enum Precheck: Equatable {
+        case notUTF8(line: Int, column: Int), declaredEncoding(String), processingInstruction(line: Int), entity(line: Int)
+
+        /// Where the problem is: its line, and column when known (nil for a declared encoding, line 1).
+        var place: (line: Int, column: Int?) {
+            switch self {
+            case let .notUTF8(line, column): return (line, column)
+            case .declaredEncoding: return (1, nil)
+            case let .processingInstruction(line), let .entity(line): return (line, nil)
+            }
+        }
+
+        /// The problem in words, for XML files other than ELAN's (ELAN's reader says more, with hints).
+        var reason: String {
+            switch self {
+            case .notUTF8: return "this byte is not UTF-8"
+            case let .declaredEncoding(name): return "it declares the encoding \(Diagnostic.quote(name)), not UTF-8"
+            case .processingInstruction: return "it holds a processing instruction ('<?' after the XML declaration)"
+            case .entity: return "its DOCTYPE declares an entity (<!ENTITY)"
+            }
+        }
+    }
     static func precheck(_ path: String) -> Precheck? {
         guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }

@@ -38,6 +38,12 @@ struct LabelStudioReader {
         defer { try? handle.close() }
         var tags: [VideoTag] = []
         if let config = options.labelConfig {
+            // The same pre-check as ELAN files: FoundationXML traps on some of what it finds.
+            if let problem = ElanReader.precheck(config.path) {
+                log.add(.error, .frameRateUnknown, file: config.path, line: problem.place.line, column: problem.place.column,
+                        "cannot read this labeling config: \(problem.reason)", hint: "save the config from Label Studio's labeling interface")
+                return []
+            }
             guard let parsed = Self.videoTags(config) else {
                 log.add(.error, .frameRateUnknown, file: config.path, "cannot read this labeling config (XML with <Video .../> tags)")
                 return []

@@ -81,4 +81,41 @@ final class JSONEntryReaderTests: XCTestCase {
         XCTAssertEqual(characters, JSONEntryReader.maxValueBytes)
         XCTAssertTrue(head.hasPrefix("éé"))
     }
+
+    /// What a JSON annotation file's two passes make of it.
+    private struct Collected: AnnotationEntrySink {
+        var log = DiagnosticLog()
+        var names: [String] = []
+        var entries: [RawEntry] = []
+        mutating func header(_ names: [String]) { self.names = names }
+        mutating func entry(_ e: RawEntry) { entries.append(e) }
+    }
+
+    /// A file rewritten between the check and the reading (an editor saving, a sync) is an error, never a
+    /// trap on a key the header lacks, nor a shorter file read as whole.
+    func testAFileThatChangesBetweenItsTwoPassesIsAnError() {
+        let first = #"[{"video": "a.mp4", "label": "wave"}, {"video": "b.mp4", "label": "grab"}]"#
+        let seconds = [
+            "a key the first pass never saw": #"[{"video": "a.mp4", "label": "wave", "start": 0}, {"video": "b.mp4", "label": "grab"}]"#,
+            "cut to one entry": #"[{"video": "a.mp4", "label": "wave"}]"#,
+            "cut inside an entry": #"[{"video": "a.mp4", "label": "wave"}, {"video": "b.m"#,
+            "a third entry": #"[{"video": "a.mp4", "label": "wave"}, {"video": "b.mp4", "label": "grab"}, {"video": "c.mp4"}]"#,
+        ]
+        for (what, second) in seconds {
+            var passes = 0
+            var sink = Collected()
+            AnnotationFileReader.readJSON(chunks: {
+                passes += 1
+                return CSVRecordReader.once(Array((passes == 1 ? first : second).utf8))
+            }, file: "labels.json", into: &sink)
+            XCTAssertEqual(passes, 2, what)
+            XCTAssertTrue(sink.log.kept.contains { $0.severity == .error && $0.message.contains("changed while it was read") },
+                          "\(what): \(sink.log.kept.map(\.message))")
+        }
+        var passes = 0
+        var same = Collected()
+        AnnotationFileReader.readJSON(chunks: { passes += 1; return CSVRecordReader.once(Array(first.utf8)) }, file: "labels.json", into: &same)
+        XCTAssertEqual(same.entries.count, 2)
+        XCTAssertFalse(same.log.kept.contains { $0.severity == .error }, "\(same.log.kept.map(\.message))")
+    }
 }

@@ -64,6 +64,29 @@ final class LabelStudioReaderTests: XCTestCase {
         XCTAssertTrue(set.warnings.contains { $0.message.contains("task 3 (id 8): no annotation and no prediction") })
     }
 
+    /// A labeling config gets the pre-check ELAN files get: FoundationXML traps on a processing instruction
+    /// without data, and reads declared entities as nothing. Each is an error naming the config and line.
+    func testAConfigTheXMLReaderCannotTakeSafelyIsRefusedWithItsLine() throws {
+        let (url, config) = try export()
+        let video = "<Video name=\"video\" value=\"$video\" frameRate=\"25.0\"/>"
+        let cases: [(String, Int, String)] = [
+            ("<View>\n<?pi?>\(video)</View>", 2, "processing instruction"),
+            ("<!DOCTYPE View [<!ENTITY r \"25.0\">]>\n<View><Video name=\"video\" value=\"$video\" frameRate=\"&r;\"/></View>", 1, "entity"),
+            ("<View>\n\n<Header value=\"caf\u{E9}\"/>\(video)</View>", 3, "not UTF-8"),
+        ]
+        for (text, line, words) in cases {
+            var data = Data(text.utf8)
+            if words == "not UTF-8" { data = text.data(using: .isoLatin1)! }
+            try data.write(to: config)
+            let set = load(url, config: config)
+            XCTAssertTrue(set.segments.isEmpty, words)
+            let error = try XCTUnwrap(set.errors.first, words)
+            XCTAssertEqual(error.file, config.path, words)
+            XCTAssertEqual(error.line, line, words)
+            XCTAssertTrue(error.message.contains(words), "\(words): \(error.message)")
+        }
+    }
+
     func testTheFrameRateIsNeverGuessed() throws {
         let (url, config) = try export()
         let none = load(url, config: nil)

@@ -580,7 +580,7 @@ struct ElanReader {
             case "MEDIA_DESCRIPTOR":
                 var origin: Int64 = 0
                 if let o = a["TIME_ORIGIN"] {
-                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)), abs(ms) <= Self.maxMilliseconds else {
+                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)), (-Self.maxMilliseconds...Self.maxMilliseconds).contains(ms) else {
                         problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds within ±\(Self.maxMilliseconds)")); return
                     }
                     origin = ms

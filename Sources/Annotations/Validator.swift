@@ -92,11 +92,11 @@ public struct Validator {
         do {
             let reader = try VideoReader(url: clip.url)
             let info = reader.info
-            if !deep && info.framesPastEndOfFile > 0 {
-                // The container's index points past the file's end: a cut copy, found without decoding
+            if !deep, let why = info.cutShort {
+                // The container declares more than the file holds: a cut copy, found without decoding
                 // (--deep decodes and says at which frame it stops).
                 log.add(.error, .corruptClip, file: s.source, line: s.line,
-                        "video \(Diagnostic.quote(s.videoPath)) is truncated: the file ends before the frame data its container indexes\(named)",
+                        "video \(Diagnostic.quote(s.videoPath)) is truncated: \(why)\(named)",
                         hint: "copy or download it again; --deep tells where decoding stops")
             } else if deep, let stop = Self.decodeAll(reader) {
                 log.add(.error, .corruptClip, file: s.source, line: s.line,
@@ -129,6 +129,8 @@ public struct Validator {
             return at(frame, time) + ": \(ffmpeg)"
         } catch let VideoError.truncated(_, decoded, expected) {
             return at(decoded, lastTime) + ": the file ends there, but its container lists \(Diagnostic.grouped(expected)) frames (cut short?)"
+        } catch let VideoError.cutShort(_, decoded, why) {
+            return at(decoded, lastTime) + ": the file ends there, but \(why) (cut short?)"
         } catch {
             return at(frames, lastTime) + ": \(reason(error))"
         }

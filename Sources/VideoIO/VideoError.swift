@@ -11,6 +11,8 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     case corrupt(path: String, frame: Int, time: Double?, ffmpeg: String)
     /// The file ends before the frames its container promises.
     case truncated(path: String, framesDecoded: Int, framesExpected: Int)
+    /// The file ends before the end its container declares (`VideoInfo.cutShort` says how).
+    case cutShort(path: String, framesDecoded: Int, reason: String)
     case encoderUnavailable(path: String, codec: String)
     case writeFailed(path: String, ffmpeg: String)
     case invalidFrame(path: String, reason: String)
@@ -18,7 +20,7 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
     public var path: String {
         switch self {
         case .fileNotFound(let p), .unreadable(let p, _), .notAVideo(let p, _), .noVideoStream(let p),
-             .unsupportedCodec(let p, _), .corrupt(let p, _, _, _), .truncated(let p, _, _),
+             .unsupportedCodec(let p, _), .corrupt(let p, _, _, _), .truncated(let p, _, _), .cutShort(let p, _, _),
              .encoderUnavailable(let p, _), .writeFailed(let p, _), .invalidFrame(let p, _):
             return p
         }
@@ -42,6 +44,8 @@ public enum VideoError: Error, Equatable, CustomStringConvertible {
             return "\(p): corrupt data at frame \(f)\(at): \(m); the frames before it were read."
         case .truncated(let p, let got, let expected):
             return "\(p): file is truncated: decoded \(got) of the \(expected) frames its container lists."
+        case .cutShort(let p, let got, let reason):
+            return "\(p): file is truncated: \(reason); decoding stopped at its end after \(got) frames."
         case .encoderUnavailable(let p, let c):
             return "\(p): this FFmpeg build has no encoder for \(c)."
         case .writeFailed(let p, let m):

@@ -21,6 +21,10 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     /// Frames the container's index places past the end of the file: more than 0 means the file was
     /// cut short (an interrupted copy or download), found without decoding.
     public var framesPastEndOfFile: Int = 0
+    /// Why the file ends before what its container declares, found without decoding: index entries past
+    /// its end, a Matroska segment longer than the file, a GIF without its trailer (`DeclaredLength`).
+    /// Nil when nothing the container states says the file was cut.
+    public var cutShort: String? = nil
     /// What decodes the pictures: `libjpeg-turbo` for JPEG stills (as OpenCV and Pillow decode them),
     /// else `ffmpeg`.
     public var decoder: String = "ffmpeg"

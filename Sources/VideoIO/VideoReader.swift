@@ -7,7 +7,7 @@ import Foundation
 /// Timestamps are repaired so they strictly increase: a frame with no timestamp, or one not
 /// later than the frame before it, gets the previous time plus one nominal frame duration.
 public final class VideoReader {
-    public let info: VideoInfo
+    public private(set) var info: VideoInfo
     public var path: String { info.path }
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -153,6 +153,11 @@ public final class VideoReader {
             framesPastEndOfFile: still ? 0 : Self.indexedFramesPastEnd(stream, fileSize: ctx.pointee.pb.map { avio_size($0) } ?? -1),
             decoder: jpegStill == nil ? "ffmpeg" : "libjpeg-turbo",
             exifOrientation: jpegStill.map { $0.orientation })
+        if info.framesPastEndOfFile > 0 {
+            info.cutShort = "the file ends before the frame data its container indexes"
+        } else if !still {
+            info.cutShort = DeclaredLength.shortfall(path: path, container: containerName)
+        }
     }
 
     /// Index entries (frames) whose data the container places beyond the file's last byte.
@@ -197,8 +202,12 @@ public final class VideoReader {
         var out: [VideoFrame] = []
         while let f = try decodeNext() {
             if f.time < start - 1e-6 { continue }
-            if f.time >= end - 1e-9 { break }
+            if f.time >= end - 1e-9 { return out }
             out.append(f)
+        }
+        // The file ended inside the span: in a cut file, the span may run into what was cut away.
+        if let reason = info.cutShort {
+            throw VideoError.cutShort(path: path, framesDecoded: max(nextIndex, 0), reason: reason)
         }
         return out
     }
@@ -263,9 +272,12 @@ public final class VideoReader {
                 throw VideoError.corrupt(path: path, frame: max(nextIndex, 0), time: lastTime, ffmpeg: decodingMessage(s))
             }
         }
-        // A container that lists more packets than the file holds was cut short.
-        if nextIndex >= 0, containerFrames > 1, packetsRead < containerFrames, !hasSeeked {
-            throw VideoError.truncated(path: path, framesDecoded: nextIndex, framesExpected: containerFrames)
+        // A container that lists more packets than the file holds, or declares an end past the file's, was cut short.
+        if nextIndex >= 0, !hasSeeked {
+            if containerFrames > 1, packetsRead < containerFrames {
+                throw VideoError.truncated(path: path, framesDecoded: nextIndex, framesExpected: containerFrames)
+            }
+            if let reason = info.cutShort { throw VideoError.cutShort(path: path, framesDecoded: nextIndex, reason: reason) }
         }
         return nil
     }

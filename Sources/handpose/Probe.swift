@@ -62,11 +62,9 @@ struct Probe: ParsableCommand {
             rows.insert(header, at: 0)
             print(Table.render(rows))
             for (_, message) in failures { print("error: \(message)") }
-            for i in infos where i.framesPastEndOfFile > 0 {
-                print("error: \(i.path): truncated: the file ends before the frame data its container indexes")
-            }
+            for i in infos { if let why = i.cutShort { print("error: \(i.path): truncated: \(why)") } }
         }
-        if !failures.isEmpty || infos.contains(where: { $0.framesPastEndOfFile > 0 }) { throw ExitCode(ToolExit.someInputsFailed) }
+        if !failures.isEmpty || infos.contains(where: { $0.cutShort != nil }) { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }
 
@@ -114,7 +112,7 @@ enum ProbeRow: Encodable {
 
     enum Key: String, CodingKey {
         case path, ok, container, codec, pixelFormat, width, height, rotation, averageFrameRate, nominalFrameRate, duration, frames,
-             framesEstimated, still, framesPastEndOfFile, decoder, exifOrientation, error
+             framesEstimated, still, framesPastEndOfFile, cutShort, decoder, exifOrientation, error
     }
 
     func encode(to encoder: Encoder) throws {
@@ -123,7 +121,7 @@ enum ProbeRow: Encodable {
         case .failed(let path, let error):
             try o.encode(path, forKey: .path); try o.encode(false, forKey: .ok); try o.encode(error, forKey: .error)
         case .read(let i):
-            try o.encode(i.path, forKey: .path); try o.encode(i.framesPastEndOfFile == 0, forKey: .ok)
+            try o.encode(i.path, forKey: .path); try o.encode(i.cutShort == nil, forKey: .ok)
             try o.encode(i.container, forKey: .container); try o.encode(i.codec, forKey: .codec); try o.encode(i.pixelFormat, forKey: .pixelFormat)
             try o.encode(i.width, forKey: .width); try o.encode(i.height, forKey: .height); try o.encode(i.rotation, forKey: .rotation)
             try o.encode(i.averageFrameRate, forKey: .averageFrameRate); try o.encode(i.nominalFrameRate, forKey: .nominalFrameRate)
@@ -131,6 +129,7 @@ enum ProbeRow: Encodable {
             try o.encode(i.frameCountIsEstimate, forKey: .framesEstimated); try o.encode(i.isStillImage, forKey: .still)
             try o.encode(i.framesPastEndOfFile, forKey: .framesPastEndOfFile); try o.encode(i.decoder, forKey: .decoder)
             try o.encode(i.exifOrientation, forKey: .exifOrientation)   // null when the file has none
+            try o.encode(i.cutShort, forKey: .cutShort)   // null when nothing says the file was cut
         }
     }
 }

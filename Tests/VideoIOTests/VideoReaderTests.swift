@@ -203,6 +203,64 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertEqual(frames.map(ClipFactory.drawnIndex), Array(0..<frames.count))
     }
 
+    /// Matroska, WebM and GIF list no frame count, and FFmpeg ends a copy of one cut at a block boundary
+    /// as if it were whole: the Segment's declared size and the GIF trailer tell a cut file from a short one.
+    func testCutMatroskaWebMAndGIFEndInAnError() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        for container in ["mkv", "webm", "gif"] {
+            let full = dir.appendingPathComponent("full.\(container)")
+            let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "30", "-y", full.path])
+            XCTAssertEqual(made.status, 0, made.output)
+            let data = try Data(contentsOf: full)
+            XCTAssertNil(try VideoReader(url: full).info.cutShort, container)
+            XCTAssertEqual(try ClipFactory.readAll(full).count, 30, container)
+            // Bytes after the declared end (padding a copy tool left) are no cut.
+            let padded = dir.appendingPathComponent("padded.\(container)")
+            try (data + Data(repeating: 0, count: 64)).write(to: padded)
+            XCTAssertNil(try VideoReader(url: padded).info.cutShort, container)
+            XCTAssertEqual(try ClipFactory.readAll(padded).count, 30, container)
+
+            // Cut in the middle, and (GIF) right before its one-byte trailer, after the last frame.
+            for (name, keep) in [("half", data.count / 2), ("last", data.count - 1)] where container == "gif" || name == "half" {
+                let cut = dir.appendingPathComponent("\(name).\(container)")
+                try data.prefix(keep).write(to: cut)
+                let reader = try VideoReader(url: cut)
+                XCTAssertNotNil(reader.info.cutShort, "\(container) \(name): the cut is seen without decoding")
+                var frames = 0
+                do {
+                    while try reader.nextFrame() != nil { frames += 1 }
+                    XCTFail("\(container) \(name): a cut file must end in an error, not as a clip of \(frames) frames")
+                } catch let error as VideoError {
+                    XCTAssertEqual(error.path, cut.path)
+                    XCTAssertTrue(error.description.contains("truncated"), error.description)
+                }
+                XCTAssertLessThanOrEqual(frames, 30)
+                if container != "gif" {
+                    // A span read after a seek that runs into the cut-away part is an error too; one before it is not.
+                    XCTAssertThrowsError(try VideoReader(url: cut).frames(from: 0.5, to: 2.9), "\(container): span into the cut")
+                    XCTAssertEqual(try VideoReader(url: cut).frames(from: 0, to: 0.5).count, 5, container)
+                }
+            }
+        }
+    }
+
+    func testAMatroskaSegmentOfUnknownSizeIsNotChecked() throws {
+        // EBML header (an empty one), then a Segment whose size is all ones: "unknown", as a live recording writes.
+        let bytes: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3, 0x80, 0x18, 0x53, 0x80, 0x67, 0xFF, 0xEC, 0x81, 0x00]
+        let url = dir.appendingPathComponent("live.mkv")
+        try Data(bytes).write(to: url)
+        XCTAssertNil(DeclaredLength.shortfall(path: url.path, container: "matroska,webm"))
+        // The same with a size of 100 bytes that the file does not hold.
+        var sized = bytes
+        sized[9] = 0x80 | 100
+        try Data(sized).write(to: url)
+        XCTAssertEqual(DeclaredLength.shortfall(path: url.path, container: "matroska,webm"),
+                       "its Matroska segment declares 100 bytes, 97 more than the file holds")
+    }
+
     func testMemoryStaysFlatOverALongClip() throws {
         let url = try ClipFactory.write(dir.appendingPathComponent("long.mp4"), frames: 600, width: 320, height: 240)
         let reader = try VideoReader(url: url)

@@ -9,7 +9,7 @@ extension KeypointComparison {
         public init(_ comparison: KeypointComparison) { self.comparison = comparison }
 
         enum Key: String, CodingKey {
-            case frames, count_agreement, matched_hands, chirality_agreement, mean_deviation_palms, p95_deviation_palms, jitter_palms,
+            case frames, frames_only_in_a, frames_only_in_b, count_agreement, matched_hands, chirality_agreement, mean_deviation_palms, p95_deviation_palms, jitter_palms,
                  hands_only_in_a, hands_only_in_b, frames_with_hand_twice_in_a, frames_with_hand_twice_in_b,
                  count_agreement_without_twice, pck, joint_deviation_palms
         }
@@ -18,6 +18,8 @@ extension KeypointComparison {
             let c = comparison
             var o = encoder.container(keyedBy: Key.self)
             try o.encode(c.frames, forKey: .frames)
+            try o.encode(c.framesOnlyInA, forKey: .frames_only_in_a)
+            try o.encode(c.framesOnlyInB, forKey: .frames_only_in_b)
             try o.encode(c.countAgreement, forKey: .count_agreement)
             try o.encode(c.matchedHands, forKey: .matched_hands)
             try o.encode(c.chiralityAgreement, forKey: .chirality_agreement)

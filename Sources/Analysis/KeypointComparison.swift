@@ -12,8 +12,10 @@ public struct KeypointComparison: Sendable {
     public var chiralityAgreements = 0
     /// Mean landmark deviation of each matched hand pair, in palm sizes.
     public var deviations: [Double] = []
-    /// Frames present in only one file.
-    public var unmatchedFrames = 0
+    /// Frames (by index) present in only one file: not compared, and shown, since figures over the
+    /// frames both hold say nothing of the others.
+    public var framesOnlyInA = 0
+    public var framesOnlyInB = 0
     /// Hands found by exactly one side.
     public var handsOnlyInA = 0
     public var handsOnlyInB = 0
@@ -66,7 +68,8 @@ public struct KeypointComparison: Sendable {
     public mutating func merge(_ o: KeypointComparison) {
         frames += o.frames; framesAgreeingOnCount += o.framesAgreeingOnCount
         matchedHands += o.matchedHands; chiralityAgreements += o.chiralityAgreements
-        deviations += o.deviations; unmatchedFrames += o.unmatchedFrames
+        deviations += o.deviations
+        framesOnlyInA += o.framesOnlyInA; framesOnlyInB += o.framesOnlyInB
         handsOnlyInA += o.handsOnlyInA; handsOnlyInB += o.handsOnlyInB
         framesWithHandTwiceInA += o.framesWithHandTwiceInA; framesWithHandTwiceInB += o.framesWithHandTwiceInB
         framesWithoutTwice += o.framesWithoutTwice; framesWithoutTwiceAgreeingOnCount += o.framesWithoutTwiceAgreeingOnCount
@@ -95,7 +98,9 @@ public struct KeypointComparison: Sendable {
         let (W, H) = (a.video.width, a.video.height)
         var result = KeypointComparison()
         let framesB = Dictionary(b.frames.map { ($0.i, $0) }, uniquingKeysWith: { x, _ in x })
-        result.unmatchedFrames = abs(a.frames.count - b.frames.count)
+        let indicesA = Set(a.frames.map(\.i))
+        result.framesOnlyInA = indicesA.subtracting(framesB.keys).count
+        result.framesOnlyInB = Set(framesB.keys).subtracting(indicesA).count
         // Per track of A: the frame it was last seen in, the B hand it was matched with there, and each
         // joint's deviation, in pixels.
         var lastDeviation: [Int: (frame: Int, reference: KeypointFile.Hand, joints: [SIMD2<Double>])] = [:]

@@ -63,6 +63,8 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
     case emptyPart(part: String, clips: Int, split: String)
     case augmentPartNotInSplit(part: String, parts: [String])
     case unknownFlipLabel(name: String, classes: [String])
+    /// The export would take `bytes` of memory (infinity: past counting), more than the machine's `memory`.
+    case tooLarge(what: String, bytes: Double, memory: UInt64)
 
     public var description: String {
         switch self {
@@ -73,6 +75,10 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
             return "--augment-part '\(part)' is not a part of --split (\(parts.joined(separator: ", ")))"
         case .unknownFlipLabel(let name, let classes):
             return "--flip-labels: '\(name)' is not a class (classes: \(classes.joined(separator: ", ")))"
+        case .tooLarge(let what, let bytes, let memory):
+            let gib = { (b: Double) in String(format: "%.1f GiB", b / 1_073_741_824) }
+            let need = bytes.isFinite ? "would hold about \(gib(bytes)) in memory, more than this machine's \(gib(Double(memory)))" : "is past counting"
+            return "the export \(need): \(what). Lower --fps (each segment is resampled to it), --copies or --window, or export fewer segments at a time"
         }
     }
 }
@@ -89,6 +95,8 @@ public struct Exporter {
     public var models: [String: String] = [:]
     public var skipped: [DatasetManifest.Skipped] = []
     public var mixed: [String] = []
+    /// Memory an export may take (`ExportSize.check`): the machine's, unless a test says otherwise.
+    public var memory = ProcessInfo.processInfo.physicalMemory
 
     public init(settings: ExportSettings, tool: DatasetManifest.Tool, command: String) {
         self.settings = settings; self.tool = tool; self.command = command
@@ -150,6 +158,7 @@ public struct Exporter {
             throw ExportError.augmentPartNotInSplit(part: augmentPart, parts: parts)
         }
         let flipped = try flippedLabels(classes: classes).mapValues { (index: $0, name: classes[$0]) }
+        try ExportSize.examples(examples.count, frames: frames ?? 1, settings: settings).check(settings: settings, memory: memory)
         let slots = settings.hand == .both ? 2 : 1
         var written: [Part] = []
         var chosenParts: [(String, [Example])] = []

@@ -22,6 +22,11 @@ public enum OutputFormat: String, CaseIterable, Codable, Sendable {
         }
     }
 
+    /// The format of an output file, by its name's suffix.
+    public static func of(_ url: URL) -> OutputFormat? {
+        allCases.first { url.lastPathComponent.hasSuffix($0.suffix) }
+    }
+
     /// Where the output of `relative` (an input's path relative to its folder) goes under `root`.
     public func url(for relative: String, in root: URL) -> URL {
         root.appendingPathComponent(relative + suffix)
@@ -87,9 +92,23 @@ public final class KeypointOutputs {
         do { for o in outputs { try o.append(frame) } } catch { abandon(); throw error }
     }
 
+    /// Completes every output, recording the companions' sizes in the keypoint file (`KeypointFile.outputs`),
+    /// then moves them into place.
     public func finish(_ file: KeypointFile) throws {
         do {
-            for o in outputs { try o.complete(file) }
+            var file = file
+            var sizes: [String: KeypointFile.Output] = [:]
+            for o in outputs where !(o is KeypointFileWriter) {
+                try o.complete(file)
+                guard let format = OutputFormat.of(o.url) else { continue }
+                let temporary = KeypointFile.temporaryURL(for: o.url)
+                guard let bytes = (try? FileManager.default.attributesOfItem(atPath: temporary.path))?[.size] as? NSNumber else {
+                    throw KeypointError.unwritable(path: o.url.path, reason: "its temporary file \(temporary.lastPathComponent) is gone")
+                }
+                sizes[format.rawValue] = KeypointFile.Output(bytes: bytes.uint64Value)
+            }
+            if !sizes.isEmpty { file.outputs = sizes }
+            for o in outputs where o is KeypointFileWriter { try o.complete(file) }
             for o in outputs where !(o is KeypointFileWriter) { try o.commit() }
             for o in outputs where o is KeypointFileWriter { try o.commit() }
             for url in stale { try? FileManager.default.removeItem(at: url) }

@@ -57,6 +57,8 @@ public struct KeypointSummary: Codable, Equatable, Sendable {
     public var decoder: String?
     /// The decoder's error when the clip was damaged.
     public var incomplete: String?
+    /// The sizes of the files written beside it, by format name (`KeypointFile.outputs`).
+    public var outputs: [String: UInt64]?
     /// Size and modification time (seconds since 1970) of the keypoint file summarised.
     public var bytes: UInt64
     public var modified: Double
@@ -74,6 +76,7 @@ public struct KeypointSummary: Codable, Equatable, Sendable {
         models = file.models
         decoder = file.video.decoder
         incomplete = file.incomplete?.error
+        outputs = file.outputs?.mapValues(\.bytes)
         self.bytes = bytes
         self.modified = modified
     }
@@ -104,7 +107,8 @@ extension KeypointFolder {
     /// 4. settings other than asked, none recorded, or a JPEG still read before libjpeg-turbo decoded
     ///    them (other pixels, no EXIF orientation): `otherSettings`;
     /// 5. models other than asked (when known): `otherModels`;
-    /// 6. a format asked for is absent or older than the input: `missing`;
+    /// 6. a format asked for is absent, older than the input, or not the size its keypoint file records
+    ///    (cut or replaced): `missing`;
     /// 7. the clip was damaged: `incomplete`;
     /// otherwise `done`. A readable keypoint file stands even if a later attempt (--overwrite) failed:
     /// failure records count only for inputs without one. `cached` may give the summary of a keypoint
@@ -162,8 +166,13 @@ extension KeypointFolder {
         }
         for format in asked.formats where format != .json {
             let companion = self.url(for: relative, format: format)
-            guard let date = (try? fm.attributesOfItem(atPath: companion.path))?[.modificationDate] as? Date, date >= inputModified else {
+            let found = try? fm.attributesOfItem(atPath: companion.path)
+            guard let date = found?[.modificationDate] as? Date, date >= inputModified else {
                 return fail(.missing, "no \(format.suffix) file beside its keypoints")
+            }
+            let size = (found?[.size] as? NSNumber)?.uint64Value ?? 0
+            if let recorded = summary.outputs?[format.rawValue], size != recorded {
+                return fail(.missing, "its \(format.suffix) file is \(size) bytes where its keypoint file records \(recorded) (cut or replaced)")
             }
         }
         if let damage = summary.incomplete { return fail(.incomplete, damage) }

@@ -143,7 +143,16 @@ public struct KeypointFile: Codable, Sendable {
     public var models: [String: String]?
     /// Set when decoding stopped early (a truncated or damaged clip): the frames before it are kept.
     public var incomplete: Incomplete?
+    /// The files written beside this one, by format name (`pose`, `csv`, `npz`): each one's size, so a
+    /// cut or replaced companion is found without reading it. Nil in older files and without companions.
+    public var outputs: [String: Output]?
     public var frames: [Frame]
+
+    /// A file written beside the keypoint file, as far as telling it whole needs.
+    public struct Output: Codable, Sendable, Equatable {
+        public var bytes: UInt64
+        public init(bytes: UInt64) { self.bytes = bytes }
+    }
 
     /// Why a file holds fewer frames than its clip: the decoder's error and the last frame read.
     public struct Incomplete: Codable, Sendable, Equatable {

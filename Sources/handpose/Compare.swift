@@ -7,7 +7,7 @@ import Keypoints
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare keypoint files: hand count and chirality agreement, landmark deviation in palm sizes.",
-        discussion: "A and B are files or folders; in folders, files are paired by name (*.hands.json; B may hold *.truth.hands.json). B is the reference: palm size is measured on its hands. 'jitter' is how far A's deviation from B moves from one frame to the next, following A's tracks while B's matched hand stays the same (against ground truth: the estimate's own frame-to-frame noise, which --smooth lowers). 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
+        discussion: "A and B are files or folders; in folders, files are paired by their path in the folder (*.hands.json; B may hold *.truth.hands.json); a reference file in B without its counterpart in A is named and makes the exit code 1 (files of A without a reference are noted), and frames only one file holds are counted ('frames only A', 'frames only B'), not compared. B is the reference: palm size is measured on its hands. 'jitter' is how far A's deviation from B moves from one frame to the next, following A's tracks while B's matched hand stays the same (against ground truth: the estimate's own frame-to-frame noise, which --smooth lowers). 'twice A' and 'twice B' count frames in which that side reports one hand twice (MediaPipe Tasks' duplicate rule), as MediaPipe's legacy solution sometimes does; the summary also gives the count agreement over the other frames."
     )
 
     @Argument(help: "Keypoint file or folder (ours).", completion: .file()) var a: String
@@ -15,7 +15,7 @@ struct Compare: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let pairs = try pairFiles()
+        let (pairs, onlyA, onlyB) = try pairFiles()
         var total = KeypointComparison()
         var rows: [(String, KeypointComparison)] = []
         var errors: [String] = []
@@ -29,18 +29,22 @@ struct Compare: ParsableCommand {
             }
         }
         if json {
-            struct Out: Encodable { var files: [String: KeypointComparison.Summary]; var overall: KeypointComparison.Summary; var errors: [String] }
-            let out = Out(files: Dictionary(rows.map { ($0.0, KeypointComparison.Summary($0.1)) }) { _, last in last }, overall: .init(total), errors: errors)
+            struct Out: Encodable {
+                var files: [String: KeypointComparison.Summary]; var overall: KeypointComparison.Summary; var errors: [String]
+                var only_in_a: [String]; var only_in_b: [String]
+            }
+            let out = Out(files: Dictionary(rows.map { ($0.0, KeypointComparison.Summary($0.1)) }) { _, last in last }, overall: .init(total), errors: errors,
+                          only_in_a: onlyA, only_in_b: onlyB)
             print(try JSONText.pretty(out))
         } else {
             var table = [["file", "frames", "count agree", "hands", "chirality agree", "mean dev (palms)", "p95 dev", "jitter"]
-                         + KeypointComparison.pckThresholds.map { "PCK@\($0)" } + ["only A", "only B", "twice A", "twice B"]]
+                         + KeypointComparison.pckThresholds.map { "PCK@\($0)" } + ["only A", "only B", "twice A", "twice B", "frames only A", "frames only B"]]
             func line(_ n: String, _ c: KeypointComparison) -> [String] {
                 [n, "\(c.frames)", String(format: "%.1f%%", 100 * c.countAgreement), "\(c.matchedHands)",
                  String(format: "%.1f%%", 100 * c.chiralityAgreement), String(format: "%.4f", c.meanDeviation),
                  String(format: "%.4f", c.p95Deviation), c.meanJitter.map { String(format: "%.4f", $0) } ?? "-"]
                     + (c.pck?.map { String(format: "%.1f%%", 100 * $0) } ?? KeypointComparison.pckThresholds.map { _ in "-" }) + ["\(c.handsOnlyInA)", "\(c.handsOnlyInB)",
-                 "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)"]
+                 "\(c.framesWithHandTwiceInA)", "\(c.framesWithHandTwiceInB)", "\(c.framesOnlyInA)", "\(c.framesOnlyInB)"]
             }
             for (n, c) in rows { table.append(line(n, c)) }
             table.append(line("overall", total))
@@ -55,30 +59,45 @@ struct Compare: ParsableCommand {
                 print(String(format: "count agreement over the %d frames in which neither side reports a hand twice: %.1f%%",
                              total.framesWithoutTwice, 100 * total.countAgreementWithoutTwice))
             }
+            if total.framesOnlyInA + total.framesOnlyInB > 0 {
+                print("not compared: \(total.framesOnlyInA) frames only A holds, \(total.framesOnlyInB) only B holds (figures are over the \(total.frames) both hold)")
+            }
             for e in errors { print("error: \(e)") }
+            func listed(_ names: [String]) -> String { names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", ..." : "") }
+            if !onlyA.isEmpty { print("note: \(onlyA.count) keypoint files of \(a) have no reference in \(b), not compared: \(listed(onlyA))") }
+            if !onlyB.isEmpty { print("error: \(onlyB.count) reference files of \(b) have no counterpart in \(a), not compared: \(listed(onlyB))") }
         }
-        if !errors.isEmpty { throw ExitCode(ToolExit.someInputsFailed) }
+        // A reference without its counterpart is work not done (a clip not extracted); a file of A without a
+        // reference is common (truth for a few clips) and only noted.
+        if !errors.isEmpty || !onlyB.isEmpty { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
-    func pairFiles() throws -> [(String, URL, URL)] {
+    /// Files paired by path (B's may be `*.truth.hands.json`), and the stems found on one side only.
+    func pairFiles() throws -> (pairs: [(String, URL, URL)], onlyA: [String], onlyB: [String]) {
         let fm = FileManager.default
         var isDirA: ObjCBool = false, isDirB: ObjCBool = false
         guard fm.fileExists(atPath: a, isDirectory: &isDirA) else { throw RuntimeFailure("\(a): no such file or folder") }
         guard fm.fileExists(atPath: b, isDirectory: &isDirB) else { throw RuntimeFailure("\(b): no such file or folder") }
         if !isDirA.boolValue && !isDirB.boolValue {
-            return [((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))]
+            return ([((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))], [], [])
         }
         guard isDirA.boolValue && isDirB.boolValue else { throw ValidationError("compare two files or two folders") }
         let names = (fm.enumerator(atPath: a)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }.sorted()
-        var pairs: [(String, URL, URL)] = []
+        var pairs: [(String, URL, URL)] = [], onlyA: [String] = []
         for n in names {
             let stem = String(n.dropLast(".hands.json".count))
             let candidates = [n, stem + ".truth.hands.json"].map { URL(fileURLWithPath: b).appendingPathComponent($0) }
             if let match = candidates.first(where: { fm.fileExists(atPath: $0.path) }) {
                 pairs.append((stem, URL(fileURLWithPath: a).appendingPathComponent(n), match))
+            } else {
+                onlyA.append(n)
             }
         }
         guard !pairs.isEmpty else { throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)", code: ToolExit.dataErrors) }
-        return pairs
+        let paired = Set(pairs.map(\.0))
+        let inB = (fm.enumerator(atPath: b)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") }
+        let onlyB = Set(inB.map { n in n.hasSuffix(".truth.hands.json") ? String(n.dropLast(".truth.hands.json".count)) : String(n.dropLast(".hands.json".count)) })
+            .subtracting(paired).sorted().map { $0 + ".hands.json" }
+        return (pairs, onlyA, onlyB)
     }
 }

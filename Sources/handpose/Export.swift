@@ -44,8 +44,8 @@ struct ExportOptions: ParsableArguments {
     @Option(help: "The split part that gets augmented copies (with --split; without it, every example is).")
     var augmentPart = "train"
 
-    @Option(help: "Augmented copies per example.")
-    var copies = 1
+    @Option(help: "Augmented copies per example (with --augment; 1 to 10000, default 1).")
+    var copies: Int?
 
     @Option(help: ArgumentHelp("Class pairs whose labels trade places in mirrored (flip) copies, e.g. swipe_left:swipe_right.",
                              discussion: "Mirroring a direction-bound action makes it the other one; without this, flip would teach the model wrong labels."))
@@ -79,7 +79,11 @@ struct ExportOptions: ParsableArguments {
         var s = ExportSettings()
         s.hand = hand; s.features = features; s.origin = origin; s.normalize = normalize; s.layout = layout
         s.seed = seed
-        if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies }
+        if let copies {
+            guard augment != nil else { throw ValidationError("--copies \(copies) makes augmented copies: it needs --augment") }
+            guard (1...10_000).contains(copies) else { throw ValidationError("--copies \(copies): give 1 to 10000 augmented copies per example") }
+        }
+        if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies ?? 1 }
         if let split { s.split = try SplitPart.parse(split) }
         if let flipLabels {
             do { s.flipLabels = try ExportSettings.flipLabels(flipLabels) } catch { throw ValidationError("\(error)") }
@@ -272,6 +276,11 @@ struct ExportActions: ParsableCommand {
         let inputs = Set(set.segments.map { ExportKeypoints.Input(url: $0.video, relative: $0.videoPath, still: false) })
         let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
         let kept = set.segments.filter { files[$0.videoPath] != nil }
+        // Counted before a window is cut: an export too large for this machine is refused, not run until the system kills it.
+        let spans = kept.map { s in (start: s.start ?? 0, end: s.end ?? ExampleBuilder.clipEnd(files[s.videoPath]!)) }
+        do { try ExportSize.of(spans, settings: settings).check(settings: settings) } catch let e as ExportError {
+            throw RuntimeFailure(e.description, code: ToolExit.couldNotRun)
+        }
         let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[$0.videoPath]! }
         let longest = kept.map { s -> Double in
             let last = files[s.videoPath]!.frames.last?.t ?? 0

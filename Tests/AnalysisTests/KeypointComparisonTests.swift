@@ -37,6 +37,24 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(c.countAgreementWithoutTwice, 2.0 / 3, accuracy: 1e-9)
     }
 
+    /// Frames only one file holds (by index, not by count: the same number of frames can differ) are counted
+    /// apart and not compared; merging adds them up.
+    func testFramesOnlyOneSideHoldsAreCounted() throws {
+        let a = file([[hand()], [hand()], [hand()], [hand()]])
+        var b = file([[hand()], [hand()], [hand()], [hand()]])
+        b.frames.remove(at: 1)
+        b.frames.append(KeypointFile.Frame(i: 7, t: 0.7, hands: []))
+        var c = try KeypointComparison.compare(a, b, path: "clip.mp4")
+        XCTAssertEqual(c.frames, 3)
+        XCTAssertEqual(c.framesOnlyInA, 1)
+        XCTAssertEqual(c.framesOnlyInB, 1)
+        c.merge(try KeypointComparison.compare(a, file([[hand()]]), path: "clip.mp4"))
+        XCTAssertEqual(c.framesOnlyInA, 4)
+        XCTAssertEqual(c.framesOnlyInB, 1)
+        let json = String(decoding: try JSONEncoder().encode(KeypointComparison.Summary(c)), as: UTF8.self)
+        XCTAssertTrue(json.contains("\"frames_only_in_a\":4") && json.contains("\"frames_only_in_b\":1"), json)
+    }
+
     /// PCK and per-joint deviation by hand: palm 53.85 px; joint 8 moved 4 px (0.074 palm sizes), joint 12
     /// 8 px (0.149), joint 16 16 px (0.297), everything else exact.
     func testPCKAndPerJointDeviation() throws {

@@ -73,6 +73,13 @@ final class ExporterTests: XCTestCase {
         part.augmentPart = "training"
         XCTAssertThrowsError(try part.write(examples(), classes: ["c0", "c1"], frames: 3, kind: "actions", emptyHint: "", to: dir, replace: false))
         XCTAssertThrowsError(try part.write([], classes: ["c0", "c1"], frames: 3, kind: "actions", emptyHint: "none", to: dir, replace: false))
+        // Copies past the machine's memory (here a small one): refused before any is made.
+        var copies = try exporter(split: "train=0.5,val=0.5")
+        copies.settings.copies = 10_000
+        copies.memory = 10_000_000
+        XCTAssertThrowsError(try copies.write(examples(), classes: ["c0", "c1"], frames: 3, kind: "actions", emptyHint: "", to: dir, replace: false)) {
+            guard case ExportError.tooLarge = $0 else { return XCTFail("\($0)") }
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.deletingLastPathComponent().path)
                         .filter { $0.hasPrefix("." + dir.lastPathComponent) }, [], "no staging folder left")

@@ -120,6 +120,24 @@ final class VerdictTests: XCTestCase {
         XCTAssertEqual(verdict("clip.mp4", url).state, .done, "formats not asked for are not checked")
     }
 
+    /// A companion whose size is not the one its keypoint file records was cut (an interrupted copy) or
+    /// replaced: it is missing as asked, and the input is redone. Files that record no sizes (older ones) are not checked.
+    func testACompanionOfAnotherSizeThanRecordedIsMissing() throws {
+        let url = try input("clip.mp4")
+        try keypoints("clip.mp4") { $0.outputs = ["pose": .init(bytes: 4)] }
+        let pose = folder.url(for: "clip.mp4", format: .pose)
+        try Data("pose".utf8).write(to: pose)
+        XCTAssertEqual(verdict("clip.mp4", url, formats: [.json, .pose]).state, .done)
+        for bytes in ["pos", "pose pose"] {
+            try Data(bytes.utf8).write(to: pose)
+            let v = verdict("clip.mp4", url, formats: [.json, .pose])
+            XCTAssertEqual(v.state, .missing, bytes)
+            XCTAssertEqual(v.reason, "its .pose file is \(bytes.utf8.count) bytes where its keypoint file records 4 (cut or replaced)")
+        }
+        try keypoints("clip.mp4")
+        XCTAssertEqual(verdict("clip.mp4", url, formats: [.json, .pose]).state, .done, "no sizes recorded: not checked")
+    }
+
     /// Where two checks could apply, the earlier one decides: a file made otherwise is redone whatever
     /// else is true of it, and a readable file outranks a failure record left by a later attempt.
     func testOrderOfTheChecks() throws {

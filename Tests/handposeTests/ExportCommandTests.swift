@@ -151,6 +151,17 @@ final class ExportCommandTests: XCTestCase {
             XCTAssertTrue(text.contains(needle), "\(needle): \(text)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), text)
         }
+        // A rate inside the range of rates that would resample each segment to millions of frames: refused before
+        // a window is cut (it used to run memory away); --copies without --augment, or past its range, is a usage error.
+        let (huge, hugeText) = try ToolRunner.run(common + ["--window", "5", "--fps", "1000000", "--augment", "flip", "--copies", "10000"])
+        XCTAssertEqual(huge, 3, hugeText)
+        XCTAssertTrue(hugeText.contains("in memory, more than this machine's") && hugeText.contains("Lower --fps"), hugeText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), hugeText)
+        for (copies, needle) in [(["--copies", "5"], "it needs --augment"), (["--augment", "flip", "--copies", "0"], "give 1 to 10000")] {
+            let (code, text) = try ToolRunner.run(common + ["--window", "5"] + copies)
+            XCTAssertEqual(code, 64, text)
+            XCTAssertTrue(text.contains(needle), text)
+        }
         // A second export into the same folder: refused, then replaced whole with --overwrite.
         XCTAssertEqual(try ToolRunner.run(common + ["--window", "5"]).0, 0)
         try Data("old".utf8).write(to: URL(fileURLWithPath: out + "/stale.npy"))

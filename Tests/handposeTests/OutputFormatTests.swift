@@ -117,6 +117,18 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertTrue(again.contains("1 done"), "a missing companion redoes the input: \(again)")
         XCTAssertEqual(try present(), ["fist_0.png.csv", "fist_0.png.hands.json"])
         XCTAssertTrue(try run(["--model", "lite", "--format", "csv"]).contains("1 skipped"))
+
+        // The keypoint file records each companion's size: a cut one is named by status and redone by a resumed run.
+        let csv = out.appendingPathComponent("fist_0.png.csv")
+        let file = try KeypointFile.load(out.appendingPathComponent("fist_0.png.hands.json"))
+        let whole = try Data(contentsOf: csv)
+        XCTAssertEqual(file.outputs, ["csv": KeypointFile.Output(bytes: UInt64(whole.count))])
+        try whole.prefix(whole.count - 7).write(to: csv)
+        let (code, text) = try ToolRunner.run(["status", out.path, "--inputs", still, "--model", "lite", "--format", "csv", "--models", models])
+        XCTAssertEqual(code, 1, text)
+        XCTAssertTrue(text.contains("its .csv file is \(whole.count - 7) bytes where its keypoint file records \(whole.count)"), text)
+        XCTAssertTrue(try run(["--model", "lite", "--format", "csv"]).contains("1 done"), "a cut companion redoes the input")
+        XCTAssertEqual(try Data(contentsOf: csv), whole)
     }
 
     func testAnUnknownFormatIsRefusedBeforeAnyWork() throws {

@@ -154,6 +154,14 @@ public struct KeypointFile: Codable, Sendable {
         public init(bytes: UInt64) { self.bytes = bytes }
     }
 
+    /// For a file of a damaged clip (`incomplete`): where its keypoints stop and why, in the words every
+    /// command that reads keypoint files uses to say that what it made covers only the frames before.
+    public var incompleteNote: String? {
+        guard let damage = incomplete else { return nil }
+        let stop = damage.lastGoodFrame.map { "after frame \($0)" } ?? "before its first frame"
+        return "incomplete: the keypoints of \(source.path) stop \(stop), where its clip is damaged (\(damage.error))"
+    }
+
     /// Why a file holds fewer frames than its clip: the decoder's error and the last frame read.
     public struct Incomplete: Codable, Sendable, Equatable {
         public var error: String

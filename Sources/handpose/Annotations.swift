@@ -171,11 +171,15 @@ struct Suggest: ParsableCommand {
         }
         var segments: [Segment] = []
         var rates = Set<Double>()
-        var failed = 0
+        var failed = 0, incomplete = 0
         for url in files.sorted(by: { $0.path < $1.path }) {
             let file: KeypointFile
             do { file = try KeypointFile.load(url) } catch {
                 Console.error("\(url.path): \(error)"); failed += 1; continue
+            }
+            if let note = file.incompleteNote {
+                Console.warning("\(url.path): \(note): drafts cover only the frames before")
+                incomplete += 1
             }
             if let fps = file.video.fps { rates.insert(fps) }
             let clip = base.appendingPathComponent(file.source.path).path
@@ -195,6 +199,6 @@ struct Suggest: ParsableCommand {
         }
         let clips = Set(segments.map(\.videoPath)).count
         print(try Convert.write(segments, to: out, as: target, frameRate: fps, overwrite: overwrite) + " from \(clips) of \(files.count) clips")
-        if failed > 0 { throw ExitCode(ToolExit.someInputsFailed) }
+        if failed + incomplete > 0 { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

@@ -137,6 +137,11 @@ struct Render: ParsableCommand {
         }
         try ImageWriter.write(Timeline.plot(file, bands: bands).frame(), to: URL(fileURLWithPath: output))
         print("wrote \(output)")
+        // The plot ends where the keypoints do: a damaged clip's tail is not in it.
+        if let note = file.incompleteNote {
+            Console.warning("\(path): \(note): the timeline covers only the frames before")
+            throw ExitCode(ToolExit.someInputsFailed)
+        }
     }
 
     /// The segments of the clip a keypoint file was made from, matched by path: the annotation's video

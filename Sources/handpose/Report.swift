@@ -18,6 +18,7 @@ struct ReportCommand: ParsableCommand {
         under half its frames, a split part missing a class; and a baseline (logistic regression on wrist-normalised \
         x, y) trained on the training part and scored on the held-out one, with accuracy, recall per class and the \
         confusion matrix. Without DATASET, reports on the keypoint files under --keypoints alone. \
+        A keypoint file of a damaged clip (incomplete) is among the warnings, with where its keypoints stop. \
         The exit code is 0 even with warnings; 1 when the dataset cannot be read.
         """
     )
@@ -46,6 +47,11 @@ struct ReportCommand: ParsableCommand {
         }
         var report: DatasetReport
         var unreadable: [String] = []
+        var incomplete: [String] = []
+        func noted(_ file: KeypointFile) -> KeypointFile {
+            if let note = file.incompleteNote { incomplete.append(note) }
+            return file
+        }
         if let dataset {
             let folder = URL(fileURLWithPath: dataset)
             do {
@@ -53,7 +59,7 @@ struct ReportCommand: ParsableCommand {
                     guard let root else { return nil }
                     let url = root.appendingPathComponent(source + ".hands.json")
                     guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-                    do { return try KeypointFile.load(url) } catch { unreadable.append("\(error)"); return nil }
+                    do { return noted(try KeypointFile.load(url)) } catch { unreadable.append("\(error)"); return nil }
                 }
             } catch {
                 Console.error("\(error)")
@@ -65,7 +71,7 @@ struct ReportCommand: ParsableCommand {
             for case let url as URL in FileManager.default.enumerator(at: root!, includingPropertiesForKeys: nil)!
             where url.lastPathComponent.hasSuffix(".hands.json") && !url.lastPathComponent.hasSuffix(".truth.hands.json") {
                 let rel = String(url.standardizedFileURL.path.dropFirst(base.count).dropLast(".hands.json".count))
-                do { files.append((rel, try KeypointFile.load(url))) } catch { unreadable.append("\(error)") }
+                do { files.append((rel, noted(try KeypointFile.load(url)))) } catch { unreadable.append("\(error)") }
             }
             guard !files.isEmpty || !unreadable.isEmpty else {
                 Console.error("no keypoint files (*.hands.json) under \(root!.path)")
@@ -74,6 +80,7 @@ struct ReportCommand: ParsableCommand {
             report = DatasetReport.keypoints(files)
         }
         report.warnings += unreadable.map { "unreadable keypoint file: \($0)" }
+        report.warnings += incomplete.map { "\($0): its figures cover only the frames before" }
         // A report of nothing read is no report: every keypoint file named or found was unreadable.
         if dataset == nil && report.clips.isEmpty && !unreadable.isEmpty {
             for u in unreadable { Console.error("\(u)") }

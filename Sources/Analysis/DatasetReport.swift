@@ -218,16 +218,27 @@ struct PartData {
             throw DatasetError.invalid(path: folder.appendingPathComponent("dataset.json").path,
                                        reason: "a window of \(frames ?? 1) frames cannot be read (it must be at least 1 and the arrays countable)")
         }
+        // y, as written beside X, must be the manifest's classes in its order: the baseline learns from the
+        // manifest's labels, and an export whose y says otherwise was edited or mixed with another.
+        func checkLabels(_ y: [Float], _ file: String, line: (Int) -> String = { "example \($0 + 1)" }) throws {
+            guard y.count == n else { throw DatasetError.invalid(path: file, reason: "\(y.count) labels for the manifest's \(n) examples") }
+            if let i = y.indices.first(where: { y[$0] != Float(labels[$0]) }) {
+                throw DatasetError.invalid(path: file, reason: "\(line(i)): class \(y[i]) where the manifest's example \(i + 1) is class \(labels[i])")
+            }
+        }
         var x: [Float], mask: [Float]
         if fm.fileExists(atPath: path("X.npy").path) {
             x = try Npy.read(try RegularFile.read(path("X.npy").path), name: path("X.npy").path).values
             mask = try Npy.read(try RegularFile.read(path("mask.npy").path), name: path("mask.npy").path).values
+            try checkLabels(try Npy.read(try RegularFile.read(path("y.npy").path), name: path("y.npy").path).values, path("y.npy").path)
         } else if fm.fileExists(atPath: path("data.npz").path) {
             let z = try NpzArchive.read(path("data.npz"))
-            guard let xs = z["X"], let ms = z["mask"] else { throw DatasetError.invalid(path: path("data.npz").path, reason: "no X or mask") }
+            guard let xs = z["X"], let ms = z["mask"], let ys = z["y"] else { throw DatasetError.invalid(path: path("data.npz").path, reason: "no X, y or mask") }
+            try checkLabels(ys.values, path("data.npz").path + " (y)")
             x = xs.values; mask = ms.values
         } else if fm.fileExists(atPath: path("keypoints.csv").path) {
             let rows = try csvRows(path("keypoints.csv"), header: true)
+            try checkLabels(rows.map { $0.values.first ?? .nan }, path("keypoints.csv").path) { "line \(rows[$0].line)" }
             x = []; mask = []
             for (line, row) in rows {
                 guard row.count == 1 + per + maskPer else {

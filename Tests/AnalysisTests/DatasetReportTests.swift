@@ -17,7 +17,8 @@ final class DatasetReportTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     /// Eight examples of two classes (hands at different places), written by the exporter as `format`.
-    private func export(_ name: String, format: TrainingSet.Format, frames: Int?) throws -> URL {
+    /// `swapped`: each example's class is the other one (the same hands, the labels traded).
+    private func export(_ name: String, format: TrainingSet.Format, frames: Int?, swapped: Bool = false) throws -> URL {
         var settings = ExportSettings()
         if let frames { settings.window = frames }
         var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: "test"), command: "test")
@@ -28,8 +29,9 @@ final class DatasetReportTests: XCTestCase {
             joints[0] = SIMD3(x, 0.6, 0)
             let hand = HandSample(joints: joints, confidence: 1, chirality: .right)
             let clip = "c\(i).mp4"
-            return Example(label: i % 2, frames: Array(repeating: [hand], count: frames ?? 1),
-                           manifest: ExampleRecord(source: clip, label: i % 2 == 0 ? "a" : "b", hand: "any"), clip: clip,
+            let label = swapped ? 1 - i % 2 : i % 2
+            return Example(label: label, frames: Array(repeating: [hand], count: frames ?? 1),
+                           manifest: ExampleRecord(source: clip, label: label == 0 ? "a" : "b", hand: "any"), clip: clip,
                            frameSize: SIMD2(200, 100))
         }
         let out = dir.appendingPathComponent(name)
@@ -85,6 +87,22 @@ final class DatasetReportTests: XCTestCase {
         for window in ["4611686018427387904", "0", "-3"] {
             try text.replacingOccurrences(of: "\"window\" : 5", with: "\"window\" : \(window)").write(to: json, atomically: true, encoding: .utf8)
             assertRefused(folder, saying: "a window of \(window) frames cannot be read")
+        }
+    }
+
+    /// y is read and must be the manifest's classes: an export whose labels were edited or come from another
+    /// export is an error naming the file and the first example that differs.
+    func testLabelsThatAreNotTheManifestsAreRefused() throws {
+        for (format, file) in [(TrainingSet.Format.npy, "y.npy"), (.npz, "data.npz"), (.csv, "keypoints.csv")] {
+            let folder = try export("\(format)", format: format, frames: 4)
+            let other = try export("\(format)-swapped", format: format, frames: 4, swapped: true)
+            XCTAssertNoThrow(try report(folder))
+            XCTAssertNoThrow(try report(other))
+            let target = folder.appendingPathComponent(file)
+            try FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: other.appendingPathComponent(file), to: target)
+            let at = format == .csv ? "line 2" : "example 1"
+            assertRefused(folder, saying: "\(at): class 1.0 where the manifest's example 1 is class 0")
         }
     }
 

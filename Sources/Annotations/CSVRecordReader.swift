@@ -35,7 +35,7 @@ enum CSVProblem: Equatable {
 struct CSVRecordReader {
     /// Longer values are not paths, labels or times but a file gone wrong (an unclosed quote, binary
     /// data): reported, and only their start kept, so memory stays bounded.
-    static let maxValueBytes = 1 << 16
+    static let maxValueBytes = LabelText.maxBytes
 
     private enum State { case fieldStart, unquoted, unquotedQuote, quoted, quotedQuote, afterQuote, skipping }
 

@@ -63,7 +63,8 @@ struct ElanReader {
         }
         deinit { for k in chunks.indices { free(chunk: k) } }
     }
-    struct MediaDescriptor { var url: String; var relative: String?; var mime: String; var origin: Int64; var line: Int }
+    /// A MEDIA_DESCRIPTOR; `origin` nil when its TIME_ORIGIN is refused (an error on its line already says so).
+    struct MediaDescriptor { var url: String; var relative: String?; var mime: String; var origin: Int64?; var line: Int }
 
     /// Reads the file into `segments` (nothing when it cannot be read as ELAN; the log says why).
     mutating func read() -> [Segment] {
@@ -368,9 +369,11 @@ struct ElanReader {
                     hint: "link the clip in ELAN (Edit > Linked Files) and save")
             return nil
         }
+        // A refused TIME_ORIGIN is an error on its own line; no time of this file can be placed on the clip.
+        guard let origin = d.origin else { return nil }
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
         switch media.locate(written: [d.relative, d.url].compactMap { $0 }, relativeTo: folder) {
-        case .found(let f): return (f, d.origin)
+        case .found(let f): return (f, origin)
         case .failure(let kind, let message, let hint):
             log.add(.error, kind, file: file, line: d.line, message, hint: hint)
             return nil
@@ -578,12 +581,15 @@ struct ElanReader {
             }
             switch name {
             case "MEDIA_DESCRIPTOR":
-                var origin: Int64 = 0
+                var origin: Int64? = 0
                 if let o = a["TIME_ORIGIN"] {
-                    guard let ms = Int64(o.trimmingCharacters(in: .whitespaces)), (-Self.maxMilliseconds...Self.maxMilliseconds).contains(ms) else {
-                        problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds within ±\(Self.maxMilliseconds)")); return
+                    if let ms = Int64(o.trimmingCharacters(in: .whitespaces)), (-Self.maxMilliseconds...Self.maxMilliseconds).contains(ms) {
+                        origin = ms
+                    } else {
+                        // The descriptor is kept, so the file is not also said to name no media.
+                        problems.append((line, "TIME_ORIGIN \(Diagnostic.quote(o)) is not a whole number of milliseconds within ±\(Self.maxMilliseconds)"))
+                        origin = nil
                     }
-                    origin = ms
                 }
                 media.append(MediaDescriptor(url: a["MEDIA_URL"] ?? "", relative: a["RELATIVE_MEDIA_URL"], mime: a["MIME_TYPE"] ?? "",
                                              origin: origin, line: line))

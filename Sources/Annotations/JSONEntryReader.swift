@@ -32,7 +32,7 @@ enum JSONProblem: Equatable {
 /// file of a million entries is never held whole: JSONSerialization builds an object per entry, over
 /// 3 GB for a million. Strict RFC 8259; reports where the text stops being JSON, by line and column.
 struct JSONEntryReader {
-    static let maxValueBytes = 1 << 16
+    static let maxValueBytes = LabelText.maxBytes
     /// Nesting this deep is no annotation; refusing it keeps the recursion bounded.
     static let maxDepth = 256
 

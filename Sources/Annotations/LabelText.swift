@@ -3,11 +3,18 @@
 /// cells and ELAN values are commonly padded: readers trim it), and what remains must be non-empty, hold
 /// no control character (Unicode's Cc category: NUL, tab, line breaks, DEL and C1 controls), no line or
 /// paragraph separator (U+2028, U+2029) and no noncharacter (U+FFFE, U+FFFF). Such a label could not be
-/// written to a CSV row, an ELAN value or a file name and read back as the same text.
+/// written to a CSV row, an ELAN value or a file name and read back as the same text. Nor may it be longer
+/// than any value the CSV and JSON readers take (`maxBytes`), so every format takes the same labels.
 public enum LabelText {
+    /// The longest label, in UTF-8 bytes: the longest value a CSV or JSON annotation file may hold.
+    public static let maxBytes = 1 << 16
+
     /// Nil when `label` (already trimmed by the reader) is acceptable; else why not, as a phrase.
     public static func problem(_ label: String) -> String? {
         if label.isEmpty { return "the label is empty" }
+        if label.utf8.count > maxBytes {
+            return "the label is \(label.count) characters long, more than any annotation file's value may hold (\(maxBytes) bytes)"
+        }
         if let bad = label.unicodeScalars.first(where: isForbidden) {
             return "the label holds \(name(bad)) (U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(4))), which no annotation format keeps"
         }

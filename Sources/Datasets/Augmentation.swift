@@ -19,7 +19,7 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
     /// Parses `flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2`.
     public static func parse(_ text: String) throws -> [Augmentation] {
         try text.split(separator: ",").map { item in
-            let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             let value = parts.count > 1 ? Double(parts[1]) : nil
             if parts.count > 1 && value == nil { throw DatasetError.invalid(path: "--augment", reason: "'\(item)' needs a number after '='") }
             // Each amount within what the augmentation can mean, checked here before any arithmetic uses it.
@@ -31,7 +31,9 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                 return v
             }
             switch parts[0] {
-            case "flip": return .flip
+            case "flip":
+                guard parts.count == 1 else { throw DatasetError.invalid(path: "--augment", reason: "'\(item)': flip takes no number") }
+                return .flip
             case "rotate": return .rotate(degrees: try amount(15, 0...180, "degrees"))
             case "scale": return .scale(fraction: try amount(0.1, 0...0.9, "a fraction"))
             case "translate": return .translate(fraction: try amount(0.05, 0...1, "a fraction of the frame"))

@@ -264,6 +264,9 @@ public enum KeypointExtraction {
         guard count > 0 else {
             let info = reader.info
             // FFmpeg refuses a frame too large to address (an image bomb) without a word: say so, not "damaged".
+            if info.width <= 0 || info.height <= 0 {
+                throw VideoError.corrupt(path: url.path, frame: 0, time: nil, ffmpeg: "its header gives no picture size (\(info.width)x\(info.height)) and no frame decodes")
+            }
             if !VideoReader.decodableSize(width: info.width, height: info.height) {
                 throw VideoError.unreadable(path: url.path, ffmpeg: "its frames are \(info.width)x\(info.height) pixels, larger than FFmpeg decodes: refused for size")
             }

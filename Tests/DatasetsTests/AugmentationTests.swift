@@ -54,6 +54,8 @@ final class AugmentationTests: XCTestCase {
         XCTAssertEqual(try Augmentation.parse("flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2").count, 6)
         XCTAssertThrowsError(try Augmentation.parse("spin=3"))
         XCTAssertThrowsError(try Augmentation.parse("rotate=abc"))
+        XCTAssertThrowsError(try Augmentation.parse("rotate="), "an '=' without its number is no default")
+        XCTAssertThrowsError(try Augmentation.parse("flip=2"), "flip takes no number")
         let frames: [[HandSample?]] = (0..<10).map { [sample(0.3 + 0.01 * Float($0))] }
         var record = ExampleRecord(source: "c", label: "a", hand: "any")
         record.windowIndex = 0

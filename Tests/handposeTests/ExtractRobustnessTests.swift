@@ -54,10 +54,28 @@ final class ExtractRobustnessTests: XCTestCase {
         try Data().write(to: mixed.appendingPathComponent("empty.mp4"))
         // Text under an image's name: FFmpeg opens it and yields no frame; it must fail, not be "done".
         try Data("not an image at all\n".utf8).write(to: mixed.appendingPathComponent("text.png"))
+        // A PNG whose header says 0x0 pixels: damaged, not "larger than FFmpeg decodes".
+        try Self.png(width: 0, height: 0).write(to: mixed.appendingPathComponent("zero.png"))
         let clip = try Data(contentsOf: synth.appendingPathComponent("actions/pinch_0.mp4"))
         try clip.prefix(clip.count * 8 / 10).write(to: mixed.appendingPathComponent("truncated.mp4"))
         try fm.copyItem(at: synth.appendingPathComponent("actions/point_0.mp4"), to: mixed.appendingPathComponent("poison.mp4"))
         return (good, mixed)
+    }
+
+    /// A PNG of a signature, an IHDR chunk of the given size (8-bit RGB) and IEND, with their CRCs.
+    static func png(width: UInt32, height: UInt32) -> Data {
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in typed {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            crc ^= 0xFFFF_FFFF
+            return bigEndian(UInt32(body.count)) + typed + bigEndian(crc)
+        }
+        func bigEndian(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]) + chunk("IEND", []))
     }
 
     func testAMixedFolderCostsOnlyTheBadFiles() throws {
@@ -75,14 +93,20 @@ final class ExtractRobustnessTests: XCTestCase {
         let crash = [ExtractWorkerHook.variable: "poison.mp4", "HANDPOSE_CACHE": cache.path]
         let (code, text) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "2"] + formats, environment: crash)
         XCTAssertEqual(code, 1, text)
-        XCTAssertTrue(text.contains("10 files: 5 done, 0 skipped, 1 incomplete, 4 failed"), text)
+        XCTAssertTrue(text.contains("11 files: 5 done, 0 skipped, 1 incomplete, 5 failed"), text)
         let shared = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("weights").path)
         XCTAssertEqual(shared.filter { $0.hasSuffix(".f32") }.count, 2, "palm and landmark weights: \(shared)")
         for (name, reason) in [("random.jpg", "cannot decode its first frame"), ("empty.mp4", "not a video or image"),
-                               ("text.png", "cannot decode its first frame"),
+                               ("text.png", "cannot decode its first frame"), ("zero.png", "cannot decode its first frame"),
                                ("poison.mp4", "crashed (signal 11, SIGSEGV)"), ("truncated.mp4", "frames kept")] {
             XCTAssertTrue(text.split(separator: "\n").contains { $0.contains(name) && $0.contains(reason) }, "\(name): \(reason)\n\(text)")
         }
+        XCTAssertFalse(text.contains("larger than FFmpeg decodes"), "a 0x0 picture is damaged, not too large: \(text)")
+        // Alone (its decoder on FFmpeg's own threads, where it yields no frame and no error), the same file says why.
+        let (zero, zeroText) = try handpose(["extract", mixed.appendingPathComponent("zero.png").path, "-o", dir.appendingPathComponent("zero").path,
+                                             "--models", models])
+        XCTAssertEqual(zero, 1, zeroText)
+        XCTAssertTrue(zeroText.contains("its header gives no picture size (0x0)"), zeroText)
         // Every good file's keypoints, byte for byte as in a run without the bad files.
         let names = try FileManager.default.contentsOfDirectory(atPath: clean).sorted()
         XCTAssertEqual(names.count, 5 * 4)
@@ -93,7 +117,7 @@ final class ExtractRobustnessTests: XCTestCase {
         // The truncated clip keeps its frames, marked incomplete; each failed file has only the record of
         // why (for `status`); no temporary file remains.
         let written = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json", "text.png.failed.json"]
+        let records = ["empty.mp4.failed.json", "poison.mp4.failed.json", "random.jpg.failed.json", "text.png.failed.json", "zero.png.failed.json"]
         let truncated = ["truncated.mp4.hands.json", "truncated.mp4.pose", "truncated.mp4.csv", "truncated.mp4.npz"]
         XCTAssertEqual(written, (names + truncated + records).sorted())
         let poison = try String(contentsOfFile: out + "/poison.mp4.failed.json", encoding: .utf8)
@@ -105,7 +129,7 @@ final class ExtractRobustnessTests: XCTestCase {
         // A rerun gets past the file that kills its worker, and reports it again.
         let (again, againText) = try handpose(["extract", mixed.path, "-o", out, "--models", models, "--jobs", "1"] + formats, environment: crash)
         XCTAssertEqual(again, 1, againText)
-        XCTAssertTrue(againText.contains("10 files: 0 done, 5 skipped, 1 incomplete, 4 failed"), againText)
+        XCTAssertTrue(againText.contains("11 files: 0 done, 5 skipped, 1 incomplete, 5 failed"), againText)
     }
 
     func testSymlinkedFoldersLoopsAndEmptyResults() throws {

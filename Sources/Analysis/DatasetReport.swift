@@ -265,8 +265,18 @@ struct PartData {
         } else {
             throw DatasetError.unreadable(path: folder.path, reason: "no X.npy, data.npz or keypoints.csv for part \(part)")
         }
-        guard x.count == n * per, mask.count == n * maskPer else {
+        guard x.count == n * per else {
             throw DatasetError.invalid(path: folder.path, reason: "X holds \(x.count) values for \(n) examples of \(per)")
+        }
+        guard mask.count == n * maskPer else {
+            throw DatasetError.invalid(path: folder.path, reason: "the mask holds \(mask.count) values for \(n) examples of \(maskPer)")
+        }
+        // A value no export writes (NaN, infinity) would turn the baseline's figures to chance without a word.
+        if let k = x.firstIndex(where: { !$0.isFinite }) {
+            throw DatasetError.invalid(path: folder.path, reason: "X holds \(x[k]) at value \(k % per + 1) of example \(k / per + 1), which no export writes")
+        }
+        if let k = mask.firstIndex(where: { ![0, 1, 2].contains($0) }) {
+            throw DatasetError.invalid(path: folder.path, reason: "the mask holds \(mask[k]) at value \(k % maskPer + 1) of example \(k / maskPer + 1): it holds 0, 1 or 2")
         }
         // Per hand slot, over the window's real frames (the mask's): the shape (each frame's joints'
         // x, y minus the wrist's, divided by their largest absolute value) averaged, its change from the
@@ -327,9 +337,11 @@ struct PartData {
     /// error naming its line and column, and so is a file that stops inside a row: a cut file is never
     /// read as a shorter one.
     static func csvRows(_ url: URL, header: Bool = false) throws -> [(line: Int, values: [Float])] {
-        guard let text = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else {
+        guard let read = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else {
             throw DatasetError.unreadable(path: url.path, reason: RegularFile.problem(url.path) ?? "cannot be read")
         }
+        // A file saved on Windows ends its lines in CR LF (one Character to Swift, so no "\n" ends it): read as LF.
+        let text = read.contains("\r\n") ? read.replacingOccurrences(of: "\r\n", with: "\n") : read
         guard text.isEmpty || text.hasSuffix("\n") else {
             throw DatasetError.invalid(path: url.path, reason: "ends inside a row, with no line break: the file was cut short")
         }

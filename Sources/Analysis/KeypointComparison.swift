@@ -95,6 +95,10 @@ public struct KeypointComparison: Sendable {
         guard a.video.width == b.video.width, a.video.height == b.video.height else {
             throw DatasetError.mismatch(path: path, reason: "frame sizes differ: \(a.video.width)x\(a.video.height) and \(b.video.width)x\(b.video.height)")
         }
+        // Frames are paired by index: at two frame rates the same index is two instants (keypoints of another clip).
+        if let ra = a.video.fps, let rb = b.video.fps, ra > 0, rb > 0, abs(ra - rb) > 1e-3 * max(ra, rb) {
+            throw DatasetError.mismatch(path: path, reason: "frame rates differ: \(ra) and \(rb) fps")
+        }
         let (W, H) = (a.video.width, a.video.height)
         var result = KeypointComparison()
         let framesB = Dictionary(b.frames.map { ($0.i, $0) }, uniquingKeysWith: { x, _ in x })

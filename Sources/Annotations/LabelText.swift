@@ -13,7 +13,7 @@ public enum LabelText {
     public static func problem(_ label: String) -> String? {
         if label.isEmpty { return "the label is empty" }
         if label.utf8.count > maxBytes {
-            return "the label is \(label.count) characters long, more than any annotation file's value may hold (\(maxBytes) bytes)"
+            return "the label is \(label.utf8.count) bytes long (UTF-8), more than any annotation file's value may hold (\(maxBytes))"
         }
         if let bad = label.unicodeScalars.first(where: isForbidden) {
             return "the label holds \(name(bad)) (U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(4))), which no annotation format keeps"

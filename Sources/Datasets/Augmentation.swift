@@ -16,11 +16,20 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
     /// Play faster or slower by up to +-fraction, interpolating frames.
     case stretch(fraction: Double)
 
-    /// Parses `flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2`.
+    /// Parses `flip,rotate=15,scale=0.1,translate=0.05,drop=0.1,stretch=0.2`: each named once, none empty.
     public static func parse(_ text: String) throws -> [Augmentation] {
-        try text.split(separator: ",").map { item in
+        let items = text.split(separator: ",", omittingEmptySubsequences: false)
+        if items.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw DatasetError.invalid(path: "--augment", reason: "'\(text.prefix(80))' has an empty item: name each augmentation once, separated by commas")
+        }
+        let names = items.map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces) }
+        if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+            throw DatasetError.invalid(path: "--augment", reason: "\(twice) is named twice: give each augmentation once")
+        }
+        return try items.map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             let value = parts.count > 1 ? Double(parts[1]) : nil
+            if parts[0] == "flip" && parts.count > 1 { throw DatasetError.invalid(path: "--augment", reason: "'\(item)': flip takes no number") }
             if parts.count > 1 && value == nil { throw DatasetError.invalid(path: "--augment", reason: "'\(item)' needs a number after '='") }
             // Each amount within what the augmentation can mean, checked here before any arithmetic uses it.
             func amount(_ fallback: Double, _ range: ClosedRange<Double>, _ unit: String) throws -> Double {
@@ -31,9 +40,7 @@ public enum Augmentation: Equatable, Sendable, CustomStringConvertible {
                 return v
             }
             switch parts[0] {
-            case "flip":
-                guard parts.count == 1 else { throw DatasetError.invalid(path: "--augment", reason: "'\(item)': flip takes no number") }
-                return .flip
+            case "flip": return .flip
             case "rotate": return .rotate(degrees: try amount(15, 0...180, "degrees"))
             case "scale": return .scale(fraction: try amount(0.1, 0...0.9, "a fraction"))
             case "translate": return .translate(fraction: try amount(0.05, 0...1, "a fraction of the frame"))

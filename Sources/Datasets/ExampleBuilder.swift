@@ -12,7 +12,7 @@ public enum ExampleBuilder {
         var out: [Example] = []
         for s in segments {
             let file = try keypoints(s)
-            let start = s.start ?? 0, end = s.end ?? clipEnd(file)
+            let start = s.start ?? 0, end = s.end ?? Windowing.clipEnd(file)
             let track = Windowing.resample(file, start: start, end: end, fps: settings.fps, hand: settings.hand, body: settings.body)
             let starts = Windowing.windowStarts(count: track.times.count, window: settings.window, stride: settings.effectiveStride,
                                                 dropShort: settings.dropShort, padTail: settings.padTail)
@@ -39,12 +39,6 @@ public enum ExampleBuilder {
             }
         }
         return out
-    }
-
-    /// Where a segment without an end ends: one frame after the clip's last.
-    public static func clipEnd(_ file: KeypointFile) -> Double {
-        let last = file.frames.map(\.t).max() ?? 0
-        return last + (file.video.fps.map { $0 > 0 ? 1 / $0 : 0 } ?? 0)
     }
 
     /// Pose examples: each image's chosen hand. Images without one are returned apart.

@@ -47,25 +47,36 @@ public struct ExportSize: Equatable, Sendable {
         Double(settings.hand.slots) * handSlotBytes + Double(arrayHeader) + (settings.body == nil ? 0 : bodyBytes)
     }
 
+    /// Bytes a frame takes while its part is written: X's values (and B's) as floats, then as the file's bytes
+    /// (npy, npz: 4 each; csv: a number's text, about 10 characters, held as a string and as bytes).
+    static func writtenFrameBytes(_ settings: ExportSettings, format: TrainingSet.Format) -> Double {
+        let values = Double(settings.hand.slots * 21 * settings.features.count + (settings.body.map { $0.joints.count * settings.features.count } ?? 0))
+        let perValue: Double = format == .csv ? 4 + 2 * 12 : 4 + 4
+        return values * perValue + Double(settings.hand.slots + (settings.body == nil ? 0 : 1))
+    }
+
     /// Each example and its augmented copies, at most (only the augmented part gets copies).
     static func withCopies(_ settings: ExportSettings) -> Double {
         settings.augment.isEmpty ? 1 : Double(1 + max(settings.copies, 0))
     }
 
-    /// The size of `count` examples of `frames` frames each (poses: 1) with their augmented copies.
-    public static func examples(_ count: Int, frames: Int, settings: ExportSettings) -> ExportSize {
+    /// The size of `count` examples of `frames` frames each (poses: 1) with their augmented copies, held
+    /// while they are written as `format`.
+    public static func examples(_ count: Int, frames: Int, settings: ExportSettings, format: TrainingSet.Format = .npy) -> ExportSize {
         var size = ExportSize()
         size.windows = count
-        size.bytes = withCopies(settings) * Double(count) * (Double(frames) * frameBytes(settings) + exampleBytes)
+        size.bytes = withCopies(settings) * Double(count) * (Double(frames) * (frameBytes(settings) + writtenFrameBytes(settings, format: format)) + exampleBytes)
         return size
     }
 
-    /// The size of exporting `spans` (each segment's start and end) with `settings`.
-    public static func of(_ spans: [(start: Double, end: Double)], settings: ExportSettings) throws -> ExportSize {
+    /// The size of exporting `spans` (each segment's start and end) with `settings` as `format`: the examples
+    /// with their copies, the longest segment's resampled track while it is cut, and a part's arrays and
+    /// bytes while they are written (counted as if one part held them all).
+    public static func of(_ spans: [(start: Double, end: Double)], settings: ExportSettings, format: TrainingSet.Format = .npy) throws -> ExportSize {
         var size = ExportSize()
-        let frameBytes = frameBytes(settings)
+        let frameBytes = frameBytes(settings) + writtenFrameBytes(settings, format: format)
         let copies = withCopies(settings)
-        var windowFrames = 0.0
+        var windowFrames = 0.0, windows = 0.0
         for span in spans {
             guard let count = frames(start: span.start, end: span.end, fps: settings.fps) else {
                 throw ExportError.tooLarge(what: "a segment of \(span.end - span.start) s at \(settings.fps) fps", bytes: .infinity, memory: 0)
@@ -73,18 +84,20 @@ public struct ExportSize: Equatable, Sendable {
             size.longestSegment = max(size.longestSegment, count)
             let w = windowCount(frames: count, window: settings.window, stride: settings.effectiveStride,
                                 dropShort: settings.dropShort, padTail: settings.padTail)
-            size.windows += w
+            windows += Double(w)
             windowFrames += Double(w) * Double(settings.window)
         }
+        // Counted in Double: a sum of windows past Int's range is refused by the check, never a trap here.
+        size.windows = InputRange.int(windows, in: 0...Double(Int.max / 2)) ?? Int.max
         // The longest segment's resampled track: its samples, times and source times.
-        let track = Double(size.longestSegment) * (frameBytes + 8 + Double(arrayHeader + 16))
-        size.bytes = copies * (windowFrames * frameBytes + Double(size.windows) * exampleBytes) + track
+        let track = Double(size.longestSegment) * (Self.frameBytes(settings) + 8 + Double(arrayHeader + 16))
+        size.bytes = copies * (windowFrames * frameBytes + windows * exampleBytes) + track
         return size
     }
 
     /// Throws `ExportError.tooLarge` when the export would take more than `memory` bytes (by default, the
-    /// machine's physical memory, past which it could not finish).
-    public func check(settings: ExportSettings, memory: UInt64 = ProcessInfo.processInfo.physicalMemory) throws {
+    /// machine's memory or, less, the limit of the job's cgroup (Slurm, Kubernetes), past which it could not finish).
+    public func check(settings: ExportSettings, memory: UInt64 = CGroup.memoryLimit) throws {
         guard bytes > Double(memory) else { return }
         let copies = settings.augment.isEmpty ? "" : ", each with up to \(settings.copies) augmented copies"
         let what = longestSegment > 0

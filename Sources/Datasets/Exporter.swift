@@ -77,7 +77,7 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
             return "--flip-labels: '\(name)' is not a class (classes: \(classes.joined(separator: ", ")))"
         case .tooLarge(let what, let bytes, let memory):
             let gib = { (b: Double) in String(format: "%.1f GiB", b / 1_073_741_824) }
-            let need = bytes.isFinite ? "would hold about \(gib(bytes)) in memory, more than this machine's \(gib(Double(memory)))" : "is past counting"
+            let need = bytes.isFinite ? "would hold about \(gib(bytes)) in memory, more than this machine's \(gib(Double(memory))) (or its job's memory limit)" : "is past counting"
             return "the export \(need): \(what). Lower --fps (each segment is resampled to it), --copies or --window, or export fewer segments at a time"
         }
     }
@@ -95,8 +95,8 @@ public struct Exporter {
     public var models: [String: String] = [:]
     public var skipped: [DatasetManifest.Skipped] = []
     public var mixed: [String] = []
-    /// Memory an export may take (`ExportSize.check`): the machine's, unless a test says otherwise.
-    public var memory = ProcessInfo.processInfo.physicalMemory
+    /// Memory an export may take (`ExportSize.check`): what the machine or the job's cgroup allows, unless a test says otherwise.
+    public var memory = CGroup.memoryLimit
 
     public init(settings: ExportSettings, tool: DatasetManifest.Tool, command: String) {
         self.settings = settings; self.tool = tool; self.command = command
@@ -158,7 +158,7 @@ public struct Exporter {
             throw ExportError.augmentPartNotInSplit(part: augmentPart, parts: parts)
         }
         let flipped = try flippedLabels(classes: classes).mapValues { (index: $0, name: classes[$0]) }
-        try ExportSize.examples(examples.count, frames: frames ?? 1, settings: settings).check(settings: settings, memory: memory)
+        try ExportSize.examples(examples.count, frames: frames ?? 1, settings: settings, format: format).check(settings: settings, memory: memory)
         let slots = settings.hand == .both ? 2 : 1
         var written: [Part] = []
         var chosenParts: [(String, [Example])] = []

@@ -198,6 +198,10 @@ public enum TrainingSet {
     /// the model estimated is, 2 where `--complete` interpolated it, 0 where none is).
     static func arrays(_ examples: [Example], settings: ExportSettings) -> (x: [Float], mask: [UInt8]) {
         var x: [Float] = [], mask: [UInt8] = []
+        // Reserved whole: appending would grow each array to up to twice its size (`ExportSize` counts it once).
+        let slotFrames = examples.reduce(0) { $0 + $1.frames.reduce(0) { $0 + $1.count } }
+        x.reserveCapacity(slotFrames * 21 * settings.features.count)
+        mask.reserveCapacity(slotFrames)
         for e in examples {
             for frame in e.frames {
                 for slot in frame {

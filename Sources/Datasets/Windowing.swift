@@ -98,6 +98,12 @@ public enum Windowing {
                    interpolated: h.isInterpolated)
     }
 
+    /// Where a keypoint file's clip ends: one frame (at its rate) after its last frame's time.
+    public static func clipEnd(_ file: KeypointFile) -> Double {
+        let last = file.frames.map(\.t).max() ?? 0
+        return last + (file.video.fps.map { $0 > 0 ? 1 / $0 : 0 } ?? 0)
+    }
+
     /// The person a segment follows (a body `track`; -1 stands for bodies without one): the one its chosen
     /// hands are tied to (`extract --body`'s `person`) in the most frames of `[start, end)`, else the one
     /// seen in the most frames there; ties go to the earlier track. Nil when the segment has no body.
@@ -122,9 +128,12 @@ public enum Windowing {
     /// between the neighbouring frames where the slot's hand is present in both, otherwise the nearest frame.
     /// With `body`, the person the hands belong to (`followedBody`) is resampled the same way; frames
     /// without that person have no body.
-    public static func resample(_ file: KeypointFile, start: Double, end: Double, fps: Double, hand: HandChoice,
+    public static func resample(_ file: KeypointFile, start: Double, end asked: Double, fps: Double, hand: HandChoice,
                                 body: BodyJoints? = nil) -> Track {
         let frames = file.frames.sorted { $0.t < $1.t }
+        // Never past the clip's end: the nearest frame there would be its last one, copied into time the clip
+        // does not have and marked as a real hand (a segment past the end is validate's error; this holds regardless).
+        let end = min(asked, clipEnd(file))
         let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
         var track = Track(times: [], slots: [], sourceTimes: [])
         guard !frames.isEmpty else { return track }

@@ -30,6 +30,8 @@ public struct ExtractionStatus {
         public var decoder: String?
         /// The sizes of the files written beside the keypoint file, by format (`KeypointFile.outputs`).
         public var outputs: [String: UInt64]?
+        /// The input's size when the keypoints were made (`KeypointFile.Source.bytes`).
+        public var inputBytes: UInt64?
         /// Size and modification time of the keypoint file these counts were read from (index reuse).
         public var keypointBytes: UInt64?
         public var keypointModified: Double?
@@ -39,7 +41,7 @@ public struct ExtractionStatus {
             guard let frames, let hands, let framesWithHand, let keypointBytes, let keypointModified else { return nil }
             var s = KeypointSummary(frames: frames, hands: hands, framesWithHand: framesWithHand, bytes: keypointBytes,
                                     modified: keypointModified)
-            s.settings = settings; s.models = models; s.decoder = decoder; s.outputs = outputs
+            s.settings = settings; s.models = models; s.decoder = decoder; s.outputs = outputs; s.inputBytes = inputBytes
             s.incomplete = state == .incomplete ? reason : nil
             return s
         }
@@ -74,7 +76,7 @@ public struct ExtractionStatus {
             entry.differences = verdict.differences.isEmpty ? nil : verdict.differences
             if let s = verdict.summary {
                 entry.frames = s.frames; entry.hands = s.hands; entry.framesWithHand = s.framesWithHand
-                entry.settings = s.settings; entry.models = s.models; entry.decoder = s.decoder; entry.outputs = s.outputs
+                entry.settings = s.settings; entry.models = s.models; entry.decoder = s.decoder; entry.outputs = s.outputs; entry.inputBytes = s.inputBytes
                 entry.keypointBytes = s.bytes; entry.keypointModified = s.modified
             }
             status.entries.append(entry)

@@ -1,4 +1,5 @@
 import BodyLandmarks
+import FileSystem
 import Foundation
 import HandLandmarks
 import HolisticLandmarks
@@ -280,6 +281,7 @@ public enum KeypointExtraction {
                                 settings: KeypointFile.Settings(settings),
                                 models: Self.models(tracker: handTracker, body: body, holistic: holistic, settings: settings))
         file.video.decoder = info.decoder
+        file.source.bytes = RegularFile.facts(url.path)?.bytes
         if body != nil { file.schema = KeypointFile.bodySchemaName }
         if holistic != nil { file.schema = KeypointFile.faceSchemaName }
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }

@@ -41,6 +41,15 @@ public enum RegularFile {
         return nil
     }
 
+    /// Size and modification time of the regular file `path` names, after links (a link's own size and time
+    /// say nothing of the file behind it); nil when it is missing or not a regular file.
+    public static func facts(_ path: String) -> (bytes: UInt64, modified: Date)? {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        return (UInt64(st.st_size), modified)
+    }
+
     /// Nil when `path` (after links) is a folder; else what it is instead ("no such folder", "is a
     /// regular file, not a folder"), for the message of a command given a folder.
     public static func folderProblem(_ path: String) -> String? {

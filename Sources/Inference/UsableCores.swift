@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// The cores this process may run on: its CPU affinity (what `taskset`, a cpuset and Slurm's cgroups allow),
@@ -29,39 +30,12 @@ public enum UsableCores {
     /// The smallest CPU quota on the way from this process's cgroup to the root, in whole cores (rounded up):
     /// cgroup v2's `cpu.max`, else v1's `cpu.cfs_quota_us` over `cpu.cfs_period_us`; nil when there is none.
     static func quota() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n")
-        // v2: "0::/path".
-        if let line = lines.first(where: { $0.hasPrefix("0::") }),
-           let v2 = smallest(along: String(line.dropFirst(3)), under: ["/sys/fs/cgroup"], read: { folder in
-               (try? String(contentsOfFile: folder + "/cpu.max", encoding: .utf8)).flatMap { cores(cpuMax: $0) }
-           }) {
-            return v2
-        }
-        // v1: "N:cpu,cpuacct:/path".
-        guard let line = lines.first(where: { $0.split(separator: ":", maxSplits: 2).dropFirst().first?.split(separator: ",").contains("cpu") == true }),
-              let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last else { return nil }
-        return smallest(along: String(path), under: ["/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"]) { folder in
+        CGroup.smallest(v2: { folder in (try? String(contentsOfFile: folder + "/cpu.max", encoding: .utf8)).flatMap { cores(cpuMax: $0) } },
+                        controller: "cpu", v1Roots: ["/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"]) { folder in
             guard let quota = try? String(contentsOfFile: folder + "/cpu.cfs_quota_us", encoding: .utf8),
                   let period = try? String(contentsOfFile: folder + "/cpu.cfs_period_us", encoding: .utf8) else { return nil }
             return cores(cpuMax: quota.trimmingCharacters(in: .whitespacesAndNewlines) + " " + period)
         }
-    }
-
-    /// The smallest of `read` over the folders of `path` and each folder above it, under each of `roots`; a
-    /// path that leaves its root (`..`, a process outside its cgroup namespace) is not followed.
-    private static func smallest(along path: String, under roots: [String], read: (String) -> Int?) -> Int? {
-        guard !path.split(separator: "/").contains("..") else { return nil }
-        var found: Int?
-        for root in roots {
-            var at = path
-            while true {
-                if let n = read(root + (at == "/" ? "" : at)) { found = min(found ?? .max, n) }
-                guard at != "/", let slash = at.lastIndex(of: "/") else { break }
-                at = slash == at.startIndex ? "/" : String(at[..<slash])
-            }
-        }
-        return found
     }
 
     /// A quota and a period ("QUOTA PERIOD", `cpu.max`'s form) in whole cores, rounded up; nil for "max", -1

@@ -17,6 +17,8 @@ import Keypoints
 /// no body has a row of its own with the hand's and the body's cells empty.
 public final class HandCSVWriter: KeypointOutput {
     public let url: URL
+    /// Where it is written until `commit` moves it to `url`.
+    public var temporary: URL { file.temporary }
     private let file: StagedFile
 
     public static let header: [String] = ["frame", "time", "track", "chirality", "handedness", "presence"]

@@ -14,6 +14,8 @@ import Keypoints
 /// A part not found in a frame is zeros with confidence 0. Frames are at the clip's average rate.
 public final class HolisticPoseFileWriter: KeypointOutput {
     public let url: URL
+    /// Where it is written until `commit` moves it to `url`.
+    public var temporary: URL { file.temporary }
     private let file: StagedFile
     private let coordinates: ScratchFile
     private let confidences: ScratchFile

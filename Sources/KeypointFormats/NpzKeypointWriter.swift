@@ -22,6 +22,8 @@ import Keypoints
 /// time and hand count (18 bytes a frame: about 2 MB for an hour at 30 fps).
 public final class NpzKeypointWriter: KeypointOutput {
     public var url: URL { file.url }
+    /// Where it is written until `commit` moves it to `url`.
+    public var temporary: URL { file.temporary }
     private let file: StagedFile
     private let scratch: ScratchFile
     private var counts: [UInt16] = []

@@ -101,9 +101,8 @@ public final class KeypointOutputs {
             for o in outputs where !(o is KeypointFileWriter) {
                 try o.complete(file)
                 guard let format = OutputFormat.of(o.url) else { continue }
-                let temporary = KeypointFile.temporaryURL(for: o.url)
-                guard let bytes = (try? FileManager.default.attributesOfItem(atPath: temporary.path))?[.size] as? NSNumber else {
-                    throw KeypointError.unwritable(path: o.url.path, reason: "its temporary file \(temporary.lastPathComponent) is gone")
+                guard let bytes = (try? FileManager.default.attributesOfItem(atPath: o.temporary.path))?[.size] as? NSNumber else {
+                    throw KeypointError.unwritable(path: o.url.path, reason: "its temporary file \(o.temporary.lastPathComponent) is gone")
                 }
                 sizes[format.rawValue] = KeypointFile.Output(bytes: bytes.uint64Value)
             }

@@ -31,6 +31,8 @@ import Keypoints
 /// `numpy/pose_body.py` (little-endian; strings as a uint16 length and UTF-8 bytes).
 public final class PoseFileWriter: KeypointOutput {
     public let url: URL
+    /// Where it is written until `commit` moves it to `url`.
+    public var temporary: URL { file.temporary }
     private let file: StagedFile
     private let coordinates: ScratchFile
     private let confidences: ScratchFile

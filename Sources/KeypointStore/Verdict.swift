@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import KeypointFormats
 import Keypoints
@@ -59,6 +60,8 @@ public struct KeypointSummary: Codable, Equatable, Sendable {
     public var incomplete: String?
     /// The sizes of the files written beside it, by format name (`KeypointFile.outputs`).
     public var outputs: [String: UInt64]?
+    /// The input's size when the keypoints were made (`KeypointFile.Source.bytes`).
+    public var inputBytes: UInt64?
     /// Size and modification time (seconds since 1970) of the keypoint file summarised.
     public var bytes: UInt64
     public var modified: Double
@@ -77,6 +80,7 @@ public struct KeypointSummary: Codable, Equatable, Sendable {
         decoder = file.video.decoder
         incomplete = file.incomplete?.error
         outputs = file.outputs?.mapValues(\.bytes)
+        inputBytes = file.source.bytes
         self.bytes = bytes
         self.modified = modified
     }
@@ -103,7 +107,8 @@ extension KeypointFolder {
     /// The checks, in order, each deciding when it fails:
     /// 1. no keypoint file: `failed` when a failure record says why, else `missing`;
     /// 2. the file cannot be read: `unreadable`;
-    /// 3. the input is newer than the file, or its time cannot be read: `stale`;
+    /// 3. the input is newer than the file, its time cannot be read, or it is not the size it had when the
+    ///    keypoints were made (another file put in its place with an older time): `stale`;
     /// 4. settings other than asked, none recorded, or a JPEG still read before libjpeg-turbo decoded
     ///    them (other pixels, no EXIF orientation): `otherSettings`;
     /// 5. models other than asked (when known): `otherModels`;
@@ -145,10 +150,14 @@ extension KeypointFolder {
             verdict.reason = reason
             return verdict
         }
-        guard let inputModified = (try? fm.attributesOfItem(atPath: input.path))?[.modificationDate] as? Date else {
+        guard let inputFacts = RegularFile.facts(input.path) else {
             return fail(.stale, "the input cannot be read")
         }
+        let inputModified = inputFacts.modified
         if inputModified > modifiedDate { return fail(.stale, "the input changed after its keypoints were made") }
+        if let made = summary.inputBytes, inputFacts.bytes != made {
+            return fail(.stale, "the input is \(inputFacts.bytes) bytes, but its keypoints were made from one of \(made) (another file in its place?)")
+        }
         guard let settings = summary.settings else {
             return fail(.otherSettings, "no extraction settings recorded (not made by handpose extract?)")
         }
@@ -166,11 +175,14 @@ extension KeypointFolder {
         }
         for format in asked.formats where format != .json {
             let companion = self.url(for: relative, format: format)
-            let found = try? fm.attributesOfItem(atPath: companion.path)
-            guard let date = found?[.modificationDate] as? Date, date >= inputModified else {
+            // Its own size and time, behind a link if it is one; a folder or a FIFO in its place is none.
+            guard let found = RegularFile.facts(companion.path) else {
                 return fail(.missing, "no \(format.suffix) file beside its keypoints")
             }
-            let size = (found?[.size] as? NSNumber)?.uint64Value ?? 0
+            guard found.modified >= inputModified else {
+                return fail(.missing, "its \(format.suffix) file is older than the input (made for another version of it)")
+            }
+            let size = found.bytes
             if let recorded = summary.outputs?[format.rawValue], size != recorded {
                 return fail(.missing, "its \(format.suffix) file is \(size) bytes where its keypoint file records \(recorded) (cut or replaced)")
             }

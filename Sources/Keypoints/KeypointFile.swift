@@ -17,7 +17,12 @@ public struct KeypointFile: Codable, Sendable {
     /// The versions this reader takes.
     public static let schemaNames: Set<String> = [schemaName, bodySchemaName, faceSchemaName]
 
-    public struct Source: Codable, Sendable { public var path: String }
+    public struct Source: Codable, Sendable {
+        public var path: String
+        /// The input's size in bytes when its keypoints were made: another file put in its place with an
+        /// older time (`cp -p`, `rsync -a`) is told apart by it. Absent in older files.
+        public var bytes: UInt64?
+    }
     public struct Video: Codable, Sendable {
         public var width: Int
         public var height: Int
@@ -172,7 +177,7 @@ public struct KeypointFile: Codable, Sendable {
 
     public init(source: String, width: Int, height: Int, fps: Double?, frames: [Frame], tool: Tool?,
                 settings: Settings?, models: [String: String]?) {
-        self.source = Source(path: source)
+        self.source = Source(path: source, bytes: nil)
         video = Video(width: width, height: height, frames: frames.count, fps: fps)
         self.frames = frames
         self.tool = tool
@@ -246,6 +251,10 @@ public struct KeypointFile: Codable, Sendable {
         // has a failure record instead, and a damaged one the frames before the damage).
         guard !frames.isEmpty else {
             throw KeypointError.invalid(path: path, reason: "it holds no frames, so it covers none of its input's: extract it again")
+        }
+        // Where a damaged clip's keypoints stop is its last frame: what commands say of the file comes from it.
+        if let damage = incomplete, damage.lastGoodFrame != frames.last?.i {
+            throw KeypointError.invalid(path: path, reason: "incomplete.lastGoodFrame is \(damage.lastGoodFrame.map(String.init) ?? "null") but its last frame is \(frames.last!.i): it was edited")
         }
         /// Landmarks in their documented ranges (`InputRange`): finite is not plausible, 1e30 is no coordinate.
         func rows(_ rows: [[Float]], _ range: ClosedRange<Double>) -> Int? {

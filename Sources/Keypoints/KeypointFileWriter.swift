@@ -8,6 +8,8 @@ import Foundation
 /// Frames are written by `FrameJSON` (the same bytes, without `JSONEncoder`'s cost a frame).
 public final class KeypointFileWriter {
     public var url: URL { file.url }
+    /// Where it is written until `commit` moves it to `url`.
+    public var temporary: URL { file.temporary }
     private let file: StagedFile
     private let encoder = JSONEncoder()
     private var count = 0

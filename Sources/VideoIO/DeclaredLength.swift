@@ -4,8 +4,9 @@ import Foundation
 /// containers where a copy cut at a block boundary would otherwise read as a shorter clip, since FFmpeg's
 /// demuxers end such a file as if it were whole and nothing lists a frame count to compare with.
 ///
-/// - Matroska and WebM: the Segment element states its size in its header; a cut file ends inside it.
-///   (A segment of unknown size, as a live recording writes, states nothing and is not checked.)
+/// - Matroska and WebM: the Segment element states its size in its header; a cut file ends inside it. A
+///   Segment of unknown size (a live recording, a file written to a pipe) states none, but the elements in
+///   it do: a file that ends inside one was cut (one cut between two elements cannot be told from a whole one).
 /// - GIF: the stream ends in a trailer byte (0x3B, GIF89a section 27) after its last block; a cut file
 ///   ends inside a block or between blocks, without it.
 ///
@@ -22,24 +23,54 @@ enum DeclaredLength {
         return container == "gif" ? gifShortfall(&bytes) : matroskaShortfall(&bytes)
     }
 
-    /// Walks the top-level EBML elements to each Segment and compares its declared end with the file's.
+    /// Walks the top-level EBML elements (the EBML header, then Segments, between them perhaps Void or
+    /// CRC-32 elements) and compares each Segment's declared end with the file's. Anything else ends the
+    /// walk without a verdict: bytes after the last Segment (padding a copy tool left, junk) are no cut.
     static func matroskaShortfall(_ bytes: inout ByteStream) -> String? {
-        // Top-level elements are the EBML header, Segments and (rarely) Void; a few are plenty.
-        for _ in 0..<16 {
-            guard let id = bytes.ebmlNumber(keepMarker: true) else { return nil }
+        let header: UInt64 = 0x1A45_DFA3, segment: UInt64 = 0x1853_8067, void: UInt64 = 0xEC, crc: UInt64 = 0xBF
+        for k in 0..<64 {
+            guard let id = bytes.ebmlNumber(keepMarker: true), k > 0 || id == header,
+                  [header, segment, void, crc].contains(id) else { return nil }
             guard let (size, known) = bytes.ebmlSize() else {
-                return "the file ends inside an element's header"
+                return id == segment ? "the file ends inside its Matroska segment's header" : nil
             }
-            guard known else { return nil }
-            let start = bytes.offset
-            let (end, overflow) = start.addingReportingOverflow(size)
+            guard known else { return id == segment ? streamedShortfall(&bytes) : nil }
+            let (end, overflow) = bytes.offset.addingReportingOverflow(size)
             if overflow { return nil }
             if end > bytes.fileSize {
-                let what = id == 0x1853_8067 ? "Matroska segment" : "Matroska element"
-                return "its \(what) declares \(size) bytes, \(end - bytes.fileSize) more than the file holds"
+                return id == segment ? "its Matroska segment declares \(size) bytes, \(end - bytes.fileSize) more than the file holds" : nil
             }
             bytes.seek(to: end)
             if bytes.offset >= bytes.fileSize { return nil }
+        }
+        return nil
+    }
+
+    /// Matroska elements a streamed segment holds (its top level, and a Cluster's children), by ID.
+    static let streamedElements: Set<UInt64> = [
+        0x114D_9B74, 0x1549_A966, 0x1654_AE6B, 0x1F43_B675, 0x1C53_BB6B, 0x1941_A469, 0x1043_A770, 0x1254_C367,  // SeekHead ... Tags
+        0xEC, 0xBF,                                                                                              // Void, CRC-32
+        0xE7, 0xA7, 0xAB, 0xA3, 0xA0, 0xAF, 0x5854,                 // Timestamp, Position, PrevSize, SimpleBlock, BlockGroup, EncryptedBlock, SilentTracks
+    ]
+
+    /// A Segment of unknown size (written to a pipe: a live recording, `ffmpeg -f matroska -`) states no end,
+    /// but each element inside it states its own, and a Cluster of unknown size holds blocks that do: a file
+    /// that ends inside one was cut. A cut between two elements cannot be told from an end, and is not.
+    static func streamedShortfall(_ bytes: inout ByteStream) -> String? {
+        while bytes.offset < bytes.fileSize {
+            let at = bytes.offset
+            guard let id = bytes.ebmlNumber(keepMarker: true) else { return nil }
+            guard streamedElements.contains(id) else { return nil }   // not Matroska's: junk after the stream
+            guard let (size, known) = bytes.ebmlSize() else {
+                return "the file ends inside a Matroska element's header at byte \(at) of its streamed segment"
+            }
+            guard known else { continue }   // an unknown-size Cluster: its blocks follow
+            let (end, overflow) = bytes.offset.addingReportingOverflow(size)
+            if overflow { return nil }
+            if end > bytes.fileSize {
+                return "the Matroska element at byte \(at) of its streamed segment declares \(size) bytes, \(end - bytes.fileSize) more than the file holds"
+            }
+            bytes.seek(to: end)
         }
         return nil
     }

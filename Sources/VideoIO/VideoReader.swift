@@ -127,6 +127,12 @@ public final class VideoReader {
         if count == 0 {
             if let scanned = try? Self.scanPTS(path: path) {
                 count = scanned.count
+                // A streamed file (Matroska written to a pipe, a GIF without delays) states no duration: its
+                // packets' times give it, so that segments past the clip's end are still found.
+                if duration == 0, let first = scanned.first, let last = scanned.last {
+                    let span = Double(last) * timeBase - Double(first) * timeBase + frameDuration
+                    if span.isFinite, InputRange.seconds.contains(span) { duration = span }
+                }
             } else {
                 // From the container's header: checked, as any number from a file (a hostile duration is no count).
                 count = InputRange.int(duration * rateForSteps, in: InputRange.frames) ?? 0
@@ -200,13 +206,15 @@ public final class VideoReader {
         }
         try seek(to: start)
         var out: [VideoFrame] = []
+        var last: Double?
         while let f = try decodeNext() {
+            last = f.time
             if f.time < start - 1e-6 { continue }
             if f.time >= end - 1e-9 { return out }
             out.append(f)
         }
-        // The file ended inside the span: in a cut file, the span may run into what was cut away.
-        if let reason = info.cutShort {
+        // The file ended inside the span: in a cut file, past its last frame lies what was cut away.
+        if let reason = info.cutShort, (last ?? start) + frameDuration < end - 1e-6 {
             throw VideoError.cutShort(path: path, framesDecoded: max(nextIndex, 0), reason: reason)
         }
         return out

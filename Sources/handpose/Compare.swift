@@ -83,9 +83,13 @@ struct Compare: ParsableCommand {
         }
         guard isDirA.boolValue && isDirB.boolValue else { throw ValidationError("compare two files or two folders") }
         let names = (fm.enumerator(atPath: a)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }.sorted()
+        /// A keypoint file's name without `.truth.hands.json` or `.hands.json`: the input it is of.
+        func stem(_ name: String) -> String {
+            String(name.dropLast((name.hasSuffix(".truth.hands.json") ? ".truth.hands.json" : ".hands.json").count))
+        }
         var pairs: [(String, URL, URL)] = [], onlyA: [String] = []
         for n in names {
-            let stem = String(n.dropLast(".hands.json".count))
+            let stem = stem(n)
             let candidates = [n, stem + ".truth.hands.json"].map { URL(fileURLWithPath: b).appendingPathComponent($0) }
             if let match = candidates.first(where: { fm.fileExists(atPath: $0.path) }) {
                 pairs.append((stem, URL(fileURLWithPath: a).appendingPathComponent(n), match))
@@ -96,8 +100,8 @@ struct Compare: ParsableCommand {
         guard !pairs.isEmpty else { throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)", code: ToolExit.dataErrors) }
         let paired = Set(pairs.map(\.0))
         let inB = (fm.enumerator(atPath: b)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") }
-        let onlyB = Set(inB.map { n in n.hasSuffix(".truth.hands.json") ? String(n.dropLast(".truth.hands.json".count)) : String(n.dropLast(".hands.json".count)) })
-            .subtracting(paired).sorted().map { $0 + ".hands.json" }
+        // B's own file names (a .truth.hands.json or a .hands.json), of the inputs no pair is of.
+        let onlyB = inB.filter { !paired.contains(stem($0)) }.sorted()
         return (pairs, onlyA, onlyB)
     }
 }

@@ -83,8 +83,11 @@ struct ExportOptions: ParsableArguments {
             guard augment != nil else { throw ValidationError("--copies \(copies) makes augmented copies: it needs --augment") }
             guard (1...10_000).contains(copies) else { throw ValidationError("--copies \(copies): give 1 to 10000 augmented copies per example") }
         }
-        if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies ?? 1 }
-        if let split { s.split = try SplitPart.parse(split) }
+        // Flag values the command line got wrong: usage errors (64), as --copies' are.
+        do {
+            if let augment { s.augment = try Augmentation.parse(augment); s.copies = copies ?? 1 }
+            if let split { s.split = try SplitPart.parse(split) }
+        } catch { throw ValidationError("\(error)") }
         if let flipLabels {
             do { s.flipLabels = try ExportSettings.flipLabels(flipLabels) } catch { throw ValidationError("\(error)") }
         }
@@ -198,6 +201,8 @@ struct ExportRun {
             let examples = parts.reduce(0) { $0 + $1.counts.values.reduce(0, +) }
             print("wrote \(options.output)" + (options.quiet ? " (\(examples) examples)" : ""))
         } catch let e as ExportError {
+            // Too large for this machine is no error in the data: the same export runs where memory allows.
+            if case .tooLarge = e { throw RuntimeFailure(e.description, code: ToolExit.couldNotRun) }
             throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as DatasetError {
             throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
@@ -273,14 +278,18 @@ struct ExportActions: ParsableCommand {
         var run = ExportRun(options: common, settings: settings)
         let classes = set.classes
         try run.check(classes: classes)
+        // Counted before a window is cut: an export too large for this machine is refused, not run until the
+        // system kills it. First from the segments whose ends the annotations give, before any keypoints are made.
+        func checkSize(_ spans: [(start: Double, end: Double)]) throws {
+            do { try ExportSize.of(spans, settings: settings, format: common.format).check(settings: settings) } catch let e as ExportError {
+                throw RuntimeFailure(e.description, code: ToolExit.couldNotRun)
+            }
+        }
+        try checkSize(set.segments.compactMap { s in s.end.map { (start: s.start ?? 0, end: $0) } })
         let inputs = Set(set.segments.map { ExportKeypoints.Input(url: $0.video, relative: $0.videoPath, still: false) })
         let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
         let kept = set.segments.filter { files[$0.videoPath] != nil }
-        // Counted before a window is cut: an export too large for this machine is refused, not run until the system kills it.
-        let spans = kept.map { s in (start: s.start ?? 0, end: s.end ?? ExampleBuilder.clipEnd(files[s.videoPath]!)) }
-        do { try ExportSize.of(spans, settings: settings).check(settings: settings) } catch let e as ExportError {
-            throw RuntimeFailure(e.description, code: ToolExit.couldNotRun)
-        }
+        try checkSize(kept.map { s in (start: s.start ?? 0, end: s.end ?? Windowing.clipEnd(files[s.videoPath]!)) })
         let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[$0.videoPath]! }
         let longest = kept.map { s -> Double in
             let last = files[s.videoPath]!.frames.last?.t ?? 0

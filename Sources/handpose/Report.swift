@@ -19,7 +19,9 @@ struct ReportCommand: ParsableCommand {
         x, y) trained on the training part and scored on the held-out one, with accuracy, recall per class and the \
         confusion matrix. Without DATASET, reports on the keypoint files under --keypoints alone. \
         A keypoint file of a damaged clip (incomplete) is among the warnings, with where its keypoints stop. \
-        The exit code is 0 even with warnings; 1 when the dataset cannot be read.
+        The exit code is 0 even with warnings; 3 when the dataset (or the --keypoints folder) cannot be read or \
+        holds what no export writes (a file cut or edited, labels that are not the manifest's), naming the file; \
+        2 when none of the keypoint files can be read.
         """
     )
 

@@ -106,6 +106,23 @@ final class DatasetReportTests: XCTestCase {
         }
     }
 
+    /// A value no export writes in X (NaN) is named, not averaged into a baseline at chance; a CSV saved with
+    /// Windows line endings reads as the same export.
+    func testANonFiniteValueIsNamedAndWindowsLineEndingsRead() throws {
+        let folder = try export("csv-nan", format: .csv, frames: 4)
+        let csv = folder.appendingPathComponent("keypoints.csv")
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        let before = try report(folder)
+        try text.replacingOccurrences(of: "\n", with: "\r\n").write(to: csv, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try report(folder).classes, before.classes, "CR LF line endings")
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var cells = lines[2].split(separator: ",").map(String.init)
+        cells[3] = "nan"
+        lines[2] = cells.joined(separator: ",")
+        try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+        assertRefused(folder, saying: "X holds nan at value 3 of example 2")
+    }
+
     func testAFIFOInPlaceOfTheArchiveIsRefusedNotWaitedOn() throws {
         let folder = try export("npz", format: .npz, frames: 5)
         XCTAssertNoThrow(try report(folder))

@@ -37,6 +37,16 @@ final class KeypointComparisonTests: XCTestCase {
         XCTAssertEqual(c.countAgreementWithoutTwice, 2.0 / 3, accuracy: 1e-9)
     }
 
+    func testDifferentFrameRatesAreRefused() {
+        var b = file([[hand()]])
+        b.video.fps = 15
+        XCTAssertThrowsError(try KeypointComparison.compare(file([[hand()]]), b, path: "clip.mp4")) { error in
+            XCTAssertTrue("\(error)".contains("frame rates differ: 10.0 and 15.0 fps"), "\(error)")
+        }
+        b.video.fps = 10.000001
+        XCTAssertNoThrow(try KeypointComparison.compare(file([[hand()]]), b, path: "clip.mp4"))
+    }
+
     /// Frames only one file holds (by index, not by count: the same number of frames can differ) are counted
     /// apart and not compared; merging adds them up.
     func testFramesOnlyOneSideHoldsAreCounted() throws {

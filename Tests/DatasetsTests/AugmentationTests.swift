@@ -56,6 +56,8 @@ final class AugmentationTests: XCTestCase {
         XCTAssertThrowsError(try Augmentation.parse("rotate=abc"))
         XCTAssertThrowsError(try Augmentation.parse("rotate="), "an '=' without its number is no default")
         XCTAssertThrowsError(try Augmentation.parse("flip=2"), "flip takes no number")
+        XCTAssertThrowsError(try Augmentation.parse(",,,"), "no augmentation is not an augmentation")
+        XCTAssertThrowsError(try Augmentation.parse("rotate=15,rotate=30"), "one value each")
         let frames: [[HandSample?]] = (0..<10).map { [sample(0.3 + 0.01 * Float($0))] }
         var record = ExampleRecord(source: "c", label: "a", hand: "any")
         record.windowIndex = 0

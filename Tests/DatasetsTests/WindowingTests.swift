@@ -16,6 +16,17 @@ final class WindowingTests: XCTestCase {
         }
     }
 
+    /// A segment running past the clip's end is resampled up to the end only: the nearest frame there would
+    /// be the clip's last, copied into time the clip does not have and counted as a real hand.
+    func testNothingIsResampledPastTheClipsEnd() {
+        let f = keypointFile(times: (0..<20).map { Double($0) / 25 }, x: { Float(0.1 + 0.5 * $0) })
+        XCTAssertEqual(Windowing.clipEnd(f), 0.8, accuracy: 1e-9)
+        let track = Windowing.resample(f, start: 0.4, end: 20, fps: 10, hand: .any)
+        XCTAssertEqual(track.times.count, 4, "0.4, 0.5, 0.6, 0.7: not 196 slots of the last frame")
+        XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.8, fps: 25, hand: .any).times.count, 20, "a segment to the clip's end is whole")
+        XCTAssertEqual(Windowing.resample(f, start: 2, end: 3, fps: 10, hand: .any).times.count, 0)
+    }
+
     /// `--hand track` follows one hand through the segment; `any` jumps to whichever hand is surer.
     func testTrackFollowsOneHandWhereAnyJumps() {
         func hand(_ x: Float, track: Int, presence: Float) -> KeypointFile.Hand {

@@ -92,7 +92,7 @@ final class VerdictTests: XCTestCase {
         XCTAssertEqual(verdict("models.mp4", otherModels, models: .some(nil)).state, .done)
 
         let damaged = try input("damaged.mp4")
-        try keypoints("damaged.mp4") { $0.incomplete = .init(error: "frame 12: Invalid data", lastGoodFrame: 11) }
+        try keypoints("damaged.mp4") { $0.incomplete = .init(error: "frame 12: Invalid data", lastGoodFrame: 0) }
         let d = verdict("damaged.mp4", damaged)
         XCTAssertEqual(d.state, .incomplete)
         XCTAssertEqual(d.reason, "frame 12: Invalid data")
@@ -134,15 +134,38 @@ final class VerdictTests: XCTestCase {
             XCTAssertEqual(v.state, .missing, bytes)
             XCTAssertEqual(v.reason, "its .pose file is \(bytes.utf8.count) bytes where its keypoint file records 4 (cut or replaced)")
         }
+        // A link to a whole companion is judged by the file behind it; a folder in its place is no companion.
+        let whole = dir.appendingPathComponent("elsewhere.pose")
+        try Data("pose".utf8).write(to: whole)
+        try FileManager.default.removeItem(at: pose)
+        try FileManager.default.createSymbolicLink(at: pose, withDestinationURL: whole)
+        XCTAssertEqual(verdict("clip.mp4", url, formats: [.json, .pose]).state, .done, "a link to a whole companion")
+        try FileManager.default.removeItem(at: pose)
+        try FileManager.default.createDirectory(at: pose, withIntermediateDirectories: false)
+        XCTAssertEqual(verdict("clip.mp4", url, formats: [.json, .pose]).reason, "no .pose file beside its keypoints")
+        try FileManager.default.removeItem(at: pose)
+        try Data("pos".utf8).write(to: pose)
         try keypoints("clip.mp4")
         XCTAssertEqual(verdict("clip.mp4", url, formats: [.json, .pose]).state, .done, "no sizes recorded: not checked")
+    }
+
+    /// Another file put in the input's place with an older time (`cp -p`) is told apart by its size.
+    func testAnInputOfAnotherSizeThanItsKeypointsRecordIsStale() throws {
+        let url = try input("clip.mp4")
+        let size = UInt64(try Data(contentsOf: url).count)
+        try keypoints("clip.mp4") { $0.source.bytes = size }
+        XCTAssertEqual(verdict("clip.mp4", url).state, .done)
+        try keypoints("clip.mp4") { $0.source.bytes = size + 1 }
+        let v = verdict("clip.mp4", url)
+        XCTAssertEqual(v.state, .stale)
+        XCTAssertEqual(v.reason, "the input is \(size) bytes, but its keypoints were made from one of \(size + 1) (another file in its place?)")
     }
 
     /// Where two checks could apply, the earlier one decides: a file made otherwise is redone whatever
     /// else is true of it, and a readable file outranks a failure record left by a later attempt.
     func testOrderOfTheChecks() throws {
         let both = try input("both.mp4")
-        try keypoints("both.mp4") { $0.settings?.maxHands = 1; $0.incomplete = .init(error: "cut", lastGoodFrame: 3) }
+        try keypoints("both.mp4") { $0.settings?.maxHands = 1; $0.incomplete = .init(error: "cut", lastGoodFrame: 0) }
         XCTAssertEqual(verdict("both.mp4", both).state, .otherSettings)
         let staleOther = try input("staleother.mp4", age: 10)
         try keypoints("staleother.mp4", age: 60) { $0.settings?.maxHands = 1 }

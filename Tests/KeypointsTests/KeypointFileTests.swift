@@ -79,6 +79,13 @@ final class KeypointFileTests: XCTestCase {
         f.incomplete = .init(error: "cut short", lastGoodFrame: 0)
         XCTAssertEqual(try roundTrip(f).incomplete, f.incomplete)
         XCTAssertNil(try roundTrip(file([[hand()]])).incomplete)
+        // Where the keypoints stop is the last frame: another value (or none) was edited in, and is refused.
+        for edited in [5, -9, nil] as [Int?] {
+            f.incomplete = .init(error: "cut short", lastGoodFrame: edited)
+            XCTAssertThrowsError(try roundTrip(f), "\(String(describing: edited))") { error in
+                XCTAssertTrue("\(error)".contains("incomplete.lastGoodFrame"), "\(error)")
+            }
+        }
     }
 
     /// A file of the first layout (MediaPipe's reference files: no presence, region, world, tool,

@@ -217,11 +217,13 @@ final class VideoReaderTests: XCTestCase {
             let data = try Data(contentsOf: full)
             XCTAssertNil(try VideoReader(url: full).info.cutShort, container)
             XCTAssertEqual(try ClipFactory.readAll(full).count, 30, container)
-            // Bytes after the declared end (padding a copy tool left) are no cut.
-            let padded = dir.appendingPathComponent("padded.\(container)")
-            try (data + Data(repeating: 0, count: 64)).write(to: padded)
-            XCTAssertNil(try VideoReader(url: padded).info.cutShort, container)
-            XCTAssertEqual(try ClipFactory.readAll(padded).count, 30, container)
+            // Bytes after the declared end (padding a copy tool left, or junk that reads as an element) are no cut.
+            for (name, tail) in [("zeros", Data(repeating: 0, count: 64)), ("junk", Data("GARBAGE junk\n".utf8)), ("two", Data("GA".utf8))] {
+                let padded = dir.appendingPathComponent("padded-\(name).\(container)")
+                try (data + tail).write(to: padded)
+                XCTAssertNil(try VideoReader(url: padded).info.cutShort, "\(container) \(name)")
+                XCTAssertEqual(try ClipFactory.readAll(padded).count, 30, "\(container) \(name)")
+            }
 
             // Cut in the middle, and (GIF) right before its one-byte trailer, after the last frame.
             for (name, keep) in [("half", data.count / 2), ("last", data.count - 1)] where container == "gif" || name == "half" {
@@ -240,14 +242,43 @@ final class VideoReaderTests: XCTestCase {
                 XCTAssertLessThanOrEqual(frames, 30)
                 if container != "gif" {
                     // A span read after a seek that runs into the cut-away part is an error too; one before it is not.
-                    XCTAssertThrowsError(try VideoReader(url: cut).frames(from: 0.5, to: 2.9), "\(container): span into the cut")
+                    XCTAssertThrowsError(try VideoReader(url: cut).frames(from: 0.5, to: 2.9), "\(container): span into the cut") { error in
+                        guard case VideoError.cutShort = error else { return XCTFail("\(container): \(error)") }
+                    }
                     XCTAssertEqual(try VideoReader(url: cut).frames(from: 0, to: 0.5).count, 5, container)
                 }
             }
         }
     }
 
-    func testAMatroskaSegmentOfUnknownSizeIsNotChecked() throws {
+    /// A streamed Matroska file (`-live 1`: sizes unknown, as a pipe or a live recording writes them) states
+    /// no duration and no end: its duration comes from its packets, and a cut inside an element is found.
+    func testAStreamedMatroskaFileHasADurationAndItsCutIsFound() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        for container in ["mkv", "webm"] {
+            let full = dir.appendingPathComponent("live.\(container)")
+            let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "30",
+                                                   "-live", "1", "-y", full.path])
+            XCTAssertEqual(made.status, 0, made.output)
+            let whole = try VideoReader(url: full)
+            XCTAssertNil(whole.info.cutShort, container)
+            XCTAssertEqual(whole.info.duration, 3.0, accuracy: 0.001, "\(container): from its packets (30 frames at 10 fps)")
+            XCTAssertEqual(try ClipFactory.readAll(full).count, 30, container)
+            let data = try Data(contentsOf: full)
+            let cut = dir.appendingPathComponent("live-cut.\(container)")
+            try data.prefix(data.count / 2).write(to: cut)
+            let reader = try VideoReader(url: cut)
+            XCTAssertTrue(reader.info.cutShort?.contains("streamed segment") == true, "\(container): \(reader.info.cutShort ?? "nil")")
+            XCTAssertThrowsError(try { while try reader.nextFrame() != nil {} }(), container) { error in
+                guard case VideoError.cutShort = error else { return XCTFail("\(container): \(error)") }
+            }
+        }
+    }
+
+    func testASegmentOfUnknownSizeIsWalkedAndAKnownOneCompared() throws {
         // EBML header (an empty one), then a Segment whose size is all ones: "unknown", as a live recording writes.
         let bytes: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3, 0x80, 0x18, 0x53, 0x80, 0x67, 0xFF, 0xEC, 0x81, 0x00]
         let url = dir.appendingPathComponent("live.mkv")

@@ -38,14 +38,14 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertTrue(text.contains("note: 1 keypoint files of \(a) have no reference in \(b), not compared: w.mp4.hands.json"), text)
 
         // A reference without its counterpart: the comparison covers less than asked.
-        try write("b/sub/z.mp4.hands.json", frames: 3)
+        try write("b/sub/z.mp4.truth.hands.json", frames: 3)
         (code, text) = try ToolRunner.run(["compare", a, b])
         XCTAssertEqual(code, 1, text)
-        XCTAssertTrue(text.contains("error: 1 reference files of \(b) have no counterpart in \(a), not compared: sub/z.mp4.hands.json"), text)
+        XCTAssertTrue(text.contains("error: 1 reference files of \(b) have no counterpart in \(a), not compared: sub/z.mp4.truth.hands.json"), text)
         let (jsonCode, json) = try ToolRunner.run(["compare", a, b, "--json"])
         XCTAssertEqual(jsonCode, 1, json)
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        XCTAssertEqual(object?["only_in_b"] as? [String], ["sub/z.mp4.hands.json"])
+        XCTAssertEqual(object?["only_in_b"] as? [String], ["sub/z.mp4.truth.hands.json"])
         XCTAssertEqual(object?["only_in_a"] as? [String], ["w.mp4.hands.json"])
         XCTAssertEqual((object?["overall"] as? [String: Any])?["frames_only_in_a"] as? Int, 2)
     }

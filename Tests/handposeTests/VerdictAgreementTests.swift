@@ -86,7 +86,7 @@ final class VerdictAgreementTests: XCTestCase {
                                                       environment: ["HANDPOSE_TEST_CRASH_ON": "failed.mp4"])
         XCTAssertEqual(crashed, 1, crashText)
         try fm.removeItem(at: keypoints("clips/missing.mp4"))   // made again by the run above
-        try rewrite(keypoints("clips/incomplete.mp4")) { $0.incomplete = .init(error: "frame 20: Invalid data found when processing input", lastGoodFrame: 19) }
+        try rewrite(keypoints("clips/incomplete.mp4")) { $0.incomplete = .init(error: "frame 20: Invalid data found when processing input", lastGoodFrame: $0.frames.last?.i) }
         try rewrite(keypoints("clips/models.mp4")) { $0.models?["hand_landmark_full.tflite"] = String(repeating: "0", count: 64) }
         try Data("{\"schema\": 7".utf8).write(to: keypoints("clips/garbage.mp4"))
         try rewrite(keypoints("poses/fist/old.jpg")) { $0.video.decoder = nil }

@@ -133,7 +133,9 @@ public enum Windowing {
         let frames = file.frames.sorted { $0.t < $1.t }
         // Never past the clip's end: the nearest frame there would be its last one, copied into time the clip
         // does not have and marked as a real hand (a segment past the end is validate's error; this holds regardless).
-        let end = min(asked, clipEnd(file))
+        // Keypoint times are stored to 1e-6 s, so the end they give may fall a hair short of the clip's
+        // (30 frames at 15 fps: 1.933333 + 1/15 < 2): 0.1 ms of slack keeps a segment to the end whole.
+        let end = min(asked, clipEnd(file) + 1e-4)
         let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
         var track = Track(times: [], slots: [], sourceTimes: [])
         guard !frames.isEmpty else { return track }

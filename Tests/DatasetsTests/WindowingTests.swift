@@ -25,6 +25,11 @@ final class WindowingTests: XCTestCase {
         XCTAssertEqual(track.times.count, 4, "0.4, 0.5, 0.6, 0.7: not 196 slots of the last frame")
         XCTAssertEqual(Windowing.resample(f, start: 0, end: 0.8, fps: 25, hand: .any).times.count, 20, "a segment to the clip's end is whole")
         XCTAssertEqual(Windowing.resample(f, start: 2, end: 3, fps: 10, hand: .any).times.count, 0)
+        // Times as keypoint files store them (to 1e-6 s): 30 frames at 15 fps end at 1.933333 + 1/15, a hair
+        // short of 2 s; a segment 0-2 s at 15 fps is still its 30 frames.
+        var stored = keypointFile(times: (0..<30).map { (Double($0) / 15 * 1e6).rounded() / 1e6 }, x: { Float($0) })
+        stored.video.fps = 15
+        XCTAssertEqual(Windowing.resample(stored, start: 0, end: 2, fps: 15, hand: .any).times.count, 30)
     }
 
     /// `--hand track` follows one hand through the segment; `any` jumps to whichever hand is surer.

@@ -26,13 +26,6 @@ public struct ExportSize: Equatable, Sendable {
     /// An example's record and bookkeeping besides its frames (strings, times), generously.
     static let exampleBytes = 1024.0
 
-    /// Frames a segment `[start, end)` is resampled to at `fps` (as `Windowing.resample` counts them); nil
-    /// when that is past counting.
-    public static func frames(start: Double, end: Double, fps: Double) -> Int? {
-        guard end > start else { return 0 }
-        return InputRange.int(((end - start) * fps + 1e-9).rounded(.down), in: 0...Double(Int.max / 2))
-    }
-
     /// How many windows `Windowing.windowStarts` cuts from `count` frames, without listing them.
     public static func windowCount(frames count: Int, window: Int, stride: Int, dropShort: Bool, padTail: Bool) -> Int {
         if count == 0 { return 0 }
@@ -78,7 +71,7 @@ public struct ExportSize: Equatable, Sendable {
         let copies = withCopies(settings)
         var windowFrames = 0.0, windows = 0.0
         for span in spans {
-            guard let count = frames(start: span.start, end: span.end, fps: settings.fps) else {
+            guard let count = Windowing.sampleCount(start: span.start, end: span.end, fps: settings.fps) else {
                 throw ExportError.tooLarge(what: "a segment of \(span.end - span.start) s at \(settings.fps) fps", bytes: .infinity, memory: 0)
             }
             size.longestSegment = max(size.longestSegment, count)

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -98,6 +99,12 @@ public enum Windowing {
                    interpolated: h.isInterpolated)
     }
 
+    /// Samples `[start, end)` holds at `fps` (`resample`'s count, and `ExportSize`'s); nil when past counting.
+    public static func sampleCount(start: Double, end: Double, fps: Double) -> Int? {
+        guard end > start else { return 0 }
+        return InputRange.int(((end - start) * fps + 1e-9).rounded(.down), in: 0...Double(Int.max / 2))
+    }
+
     /// Where a keypoint file's clip ends: one frame (at its rate) after its last frame's time.
     public static func clipEnd(_ file: KeypointFile) -> Double {
         let last = file.frames.map(\.t).max() ?? 0
@@ -136,7 +143,7 @@ public enum Windowing {
         // Keypoint times are stored to 1e-6 s, so the end they give may fall a hair short of the clip's
         // (30 frames at 15 fps: 1.933333 + 1/15 < 2): 0.1 ms of slack keeps a segment to the end whole.
         let end = min(asked, clipEnd(file) + 1e-4)
-        let count = max(0, Int(((end - start) * fps + 1e-9).rounded(.down)))
+        let count = sampleCount(start: start, end: end, fps: fps) ?? 0
         var track = Track(times: [], slots: [], sourceTimes: [])
         guard !frames.isEmpty else { return track }
         var picked = frames.map { pick($0.hands, hand) }

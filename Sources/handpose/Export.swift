@@ -178,6 +178,13 @@ struct ExportRun {
         return exporter
     }
 
+    /// An export refused as a run failure: too large for this machine is no error in the data (the same
+    /// export runs where memory allows), the others are.
+    static func failure(_ e: ExportError) -> RuntimeFailure {
+        if case .tooLarge = e { return RuntimeFailure(e.description, code: ToolExit.couldNotRun) }
+        return RuntimeFailure(e.description, code: ToolExit.dataErrors)
+    }
+
     /// What can be refused from the classes alone is refused before any keypoints are extracted.
     func check(classes: [String]) throws {
         do { try exporter.check(classes: classes) } catch let e as ExportError { throw ValidationError(e.description) }
@@ -201,9 +208,7 @@ struct ExportRun {
             let examples = parts.reduce(0) { $0 + $1.counts.values.reduce(0, +) }
             print("wrote \(options.output)" + (options.quiet ? " (\(examples) examples)" : ""))
         } catch let e as ExportError {
-            // Too large for this machine is no error in the data: the same export runs where memory allows.
-            if case .tooLarge = e { throw RuntimeFailure(e.description, code: ToolExit.couldNotRun) }
-            throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
+            throw Self.failure(e)
         } catch let e as DatasetError {
             throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as KeypointError {
@@ -282,7 +287,7 @@ struct ExportActions: ParsableCommand {
         // system kills it. First from the segments whose ends the annotations give, before any keypoints are made.
         func checkSize(_ spans: [(start: Double, end: Double)]) throws {
             do { try ExportSize.of(spans, settings: settings, format: common.format).check(settings: settings) } catch let e as ExportError {
-                throw RuntimeFailure(e.description, code: ToolExit.couldNotRun)
+                throw ExportRun.failure(e)
             }
         }
         try checkSize(set.segments.compactMap { s in s.end.map { (start: s.start ?? 0, end: $0) } })

@@ -24,10 +24,10 @@ final class ExportSizeTests: XCTestCase {
         let frames = (0..<40).map { KeypointFile.Frame(i: $0, t: Double($0) / 25, hands: []) }
         let file = KeypointFile(source: "clip.mp4", width: 64, height: 48, fps: 25, frames: frames, tool: nil, settings: nil, models: nil)
         for (start, end, fps) in [(0.0, 1.6, 30.0), (0.1, 0.95, 7.5), (0.5, 0.5, 30), (0.3, 1.55, 1000), (1.0, 0.2, 30)] {
-            XCTAssertEqual(ExportSize.frames(start: start, end: end, fps: fps),
+            XCTAssertEqual(Windowing.sampleCount(start: start, end: end, fps: fps),
                            Windowing.resample(file, start: start, end: end, fps: fps, hand: .any).times.count, "\(start)-\(end) at \(fps)")
         }
-        XCTAssertNil(ExportSize.frames(start: 0, end: 1e300, fps: 1e6), "past counting")
+        XCTAssertNil(Windowing.sampleCount(start: 0, end: 1e300, fps: 1e6), "past counting")
     }
 
     func testAnExportLargerThanMemoryIsRefusedWithWhatToLower() throws {

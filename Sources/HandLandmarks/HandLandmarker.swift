@@ -16,6 +16,13 @@ public final class HandLandmarker {
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 
+    /// A landmarker on `other`'s packed weights (`ExecutionPlan.twin`), on one thread: a second hand's
+    /// landmarks at the same time as `other`'s.
+    init(twinOf other: HandLandmarker) {
+        plan = other.plan.twin(threads: 1)
+        tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
+    }
+
     /// Landmarks of the hand in `region`. The handedness returned is the model's raw output, the
     /// probability of a right hand in the crop as given.
     public func estimate(_ frame: VideoFrame, region: RegionOfInterest) throws -> (presence: Float, rawHandedness: Float, landmarks: [Point3], world: [Point3]) {

@@ -61,6 +61,13 @@ public final class HandTracker {
     private var trackedIDs: [Int] = []
     private var nextTrack = 0
     private var processTime: Duration = .zero
+    /// With two engine threads or more: the second thread of a frame's two parts, and the landmark model's
+    /// second plan (both made on first need; see `process`).
+    private var stage: StageThread<[HandObservation?]>?
+    private var twin: HandLandmarker?
+    /// Frames whose palm detection ran beside tracked hands' landmarks, and pairs of hands run side by side
+    /// (for the tests).
+    private(set) var sideBySide = (palms: 0, pairs: 0)
 
     /// Where `process` spent its time, summed over the frames since the last `reset`.
     public struct Timings: Sendable {
@@ -78,11 +85,11 @@ public final class HandTracker {
 
     /// Time spent so far, for `bench extract --profile`.
     public var timings: Timings {
-        let p = palms.timings, l = landmarker.timings
+        let p = palms.timings, l = landmarker.timings, l2 = twin?.timings ?? Timings()
         var t = Timings()
         (t.letterbox, t.palmModel, t.palmDecode) = (p.letterbox, p.palmModel, p.palmDecode)
-        (t.crop, t.landmarkModel, t.landmarkDecode) = (l.crop, l.landmarkModel, l.landmarkDecode)
-        (t.palmRuns, t.landmarkRuns) = (p.palmRuns, l.landmarkRuns)
+        (t.crop, t.landmarkModel, t.landmarkDecode) = (l.crop + l2.crop, l.landmarkModel + l2.landmarkModel, l.landmarkDecode + l2.landmarkDecode)
+        (t.palmRuns, t.landmarkRuns) = (p.palmRuns, l.landmarkRuns + l2.landmarkRuns)
         t.tracking = processTime - (p.letterbox + p.palmModel + p.palmDecode + l.crop + l.landmarkModel + l.landmarkDecode)
         return t
     }
@@ -99,10 +106,13 @@ public final class HandTracker {
         landmarker = try HandLandmarker(model: models.landmark, threads: threads, sharing: models.sharing)
     }
 
+    deinit { stage?.stop() }
+
     /// Forgets tracked hands and times (call between clips).
     public func reset() {
         palms.timings = Timings()
         landmarker.timings = Timings()
+        twin?.timings = Timings()
         processTime = .zero
         tracked = []
         trackedIDs = []
@@ -110,29 +120,58 @@ public final class HandTracker {
     }
 
     /// Hands in `frame`.
+    ///
+    /// While the process's share (`ThreadShare`, up to `threads`) is two threads or more, two independent
+    /// parts of the frame run at once, each on half the share, where one after the other they would each
+    /// split every layer between the threads and wait at its end: palm detection beside the landmarks of
+    /// the tracked hands (no palm can displace a tracked region: Tasks keeps tracked regions first, and the
+    /// legacy rules let only a later region remove one, palms coming first), and two hands' landmarks side
+    /// by side (the second on the model's twin plan). The values are those of one after the other, and so
+    /// is the first error.
     public func process(_ frame: VideoFrame) throws -> [HandObservation] {
         let start = ContinuousClock.now
         defer { processTime += ContinuousClock.now - start }
         let W = frame.width, H = frame.height
         let previous = options.mode == .video ? tracked : []
+        let share = min(threads, ThreadShare.forThisThread)
         var palmRegions: [RegionOfInterest] = []
+        // Landmarks found beside palm detection, by the tracked region's place in `previous`.
+        var early: [Int: HandObservation?] = [:]
         if previous.count < options.maxHands {
-            palmRegions = try palms.detect(frame).prefix(options.maxHands)
+            let sure = share < 2 || previous.isEmpty ? [] : options.rules == .tasks ? Array(previous.indices) : Self.legacyKept(previous)
+            let palmsFound: [Detection]
+            if sure.isEmpty {
+                palmsFound = try palms.detect(frame)
+            } else {
+                let (stage, second) = besideStage(share)
+                let regions = sure.map { previous[$0] }, landmarker = landmarker
+                stage.start { try ThreadShare.capped(second) { try regions.map { try self.landmarks(frame, region: $0, on: landmarker) } } }
+                let detected = Result { try ThreadShare.capped(share - second) { try self.palms.detect(frame) } }
+                let marks = stage.wait()
+                sideBySide.palms += 1
+                palmsFound = try detected.get()
+                for (i, hand) in zip(sure, try marks.get()) { early[i] = hand }
+            }
+            palmRegions = palmsFound.prefix(options.maxHands)
                 .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H, target: options.rules.palmRotationTarget) }
         }
-        // Each region keeps the track of the tracked hand it came from; a palm's region has none yet.
-        let candidates: [(region: RegionOfInterest, track: Int?)]
+        // Each region keeps the tracked region it came from (its place in `previous`); a palm's region has none.
+        let candidates: [(region: RegionOfInterest, from: Int?)]
         if options.rules == .tasks {
             let kept = Self.associate(tracked: previous, palms: palmRegions, limit: options.maxHands)
-            candidates = kept.enumerated().map { ($0.element, $0.offset < previous.count ? trackedIDs[$0.offset] : nil) }
+            candidates = kept.enumerated().map { ($0.element, $0.offset < previous.count ? $0.offset : nil) }
         } else {
-            let all = palmRegions.map { ($0, Int?.none) } + previous.indices.map { (previous[$0], Optional(trackedIDs[$0])) }
+            let all = palmRegions.map { ($0, Int?.none) } + previous.indices.map { (previous[$0], Optional($0)) }
             candidates = Self.legacyKept(all.map(\.0)).map { all[$0] }
         }
+        let rest = candidates.filter { $0.from.map { early[$0] == nil } ?? true }
+        var later = try landmarks(frame, regions: rest.map(\.region), share: share).makeIterator()
         var hands: [HandObservation] = []
-        for (region, track) in candidates {
-            guard var hand = try landmarks(frame, region: region) else { continue }
-            hand.track = track ?? -1
+        for (region, from) in candidates {
+            let found = from.flatMap { early[$0] } ?? later.next()!
+            guard var hand = found else { continue }
+            precondition(hand.region == region, "landmarks of another region")
+            hand.track = from.map { trackedIDs[$0] } ?? -1
             hands.append(hand)
         }
         if options.rules == .tasks { hands = Self.removeDuplicates(hands, imageWidth: W, imageHeight: H) }
@@ -149,9 +188,40 @@ public final class HandTracker {
         return hands
     }
 
+    /// The second thread and the first part's share of `share` threads (made on first need).
+    private func besideStage(_ share: Int) -> (StageThread<[HandObservation?]>, Int) {
+        let stage = self.stage ?? StageThread()
+        self.stage = stage
+        ThreadShare.noteRun(share)
+        return (stage, share / 2)
+    }
+
+    /// The landmarks of `regions`, in order: with `share` two threads or more, two at a time, the first on
+    /// the second thread and the other here on the twin plan.
+    private func landmarks(_ frame: VideoFrame, regions: [RegionOfInterest], share: Int) throws -> [HandObservation?] {
+        guard share >= 2, regions.count >= 2 else { return try regions.map { try landmarks(frame, region: $0) } }
+        let twin = self.twin ?? HandLandmarker(twinOf: landmarker)
+        self.twin = twin
+        let (stage, second) = besideStage(share)
+        var found: [HandObservation?] = []
+        for pair in stride(from: 0, to: regions.count, by: 2) {
+            guard pair + 1 < regions.count else {
+                found.append(try landmarks(frame, region: regions[pair]))
+                break
+            }
+            let a = regions[pair], b = regions[pair + 1], landmarker = landmarker
+            stage.start { try ThreadShare.capped(second) { [try self.landmarks(frame, region: a, on: landmarker)] } }
+            let mine = Result { try ThreadShare.capped(share - second) { try self.landmarks(frame, region: b, on: twin) } }
+            found += try stage.wait().get()
+            found.append(try mine.get())
+            sideBySide.pairs += 1
+        }
+        return found
+    }
+
     /// The landmark model on `region`: the hand there, or nil when its presence is not above the threshold.
-    private func landmarks(_ frame: VideoFrame, region: RegionOfInterest) throws -> HandObservation? {
-        let r = try landmarker.estimate(frame, region: region)
+    private func landmarks(_ frame: VideoFrame, region: RegionOfInterest, on model: HandLandmarker? = nil) throws -> HandObservation? {
+        let r = try (model ?? landmarker).estimate(frame, region: region)
         // MediaPipe's ThresholdingCalculator accepts a score strictly above the threshold.
         guard r.presence > options.minPresenceConfidence else { return nil }
         // The model's handedness output is the probability of a right hand in the image as given

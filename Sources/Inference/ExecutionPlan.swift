@@ -88,6 +88,28 @@ public final class ExecutionPlan {
         constantsShared = sharing?.share(built.flatMap(\.constants).filter { seen.insert(ObjectIdentifier($0)).inserted }) ?? false
     }
 
+    /// A second plan of the same model on `threads` threads, reading this one's packed constants (never
+    /// written after planning) with an arena, scratch and pool of its own: for two runs of one model at once
+    /// on two threads (`HandTracker`'s two hands). Its values are this plan's, bit for bit: the steps are
+    /// the same.
+    public func twin(threads: Int) -> ExecutionPlan { ExecutionPlan(twinOf: self, threads: threads) }
+
+    private init(twinOf other: ExecutionPlan, threads: Int) {
+        model = other.model
+        self.threads = max(1, threads)
+        kernels = other.kernels
+        planned = other.planned
+        steps = other.steps
+        offsets = other.offsets
+        scratchPerThread = other.scratchPerThread
+        scratchSlots = min(self.threads, ThreadShare.current)
+        scratch = FloatBuffer(count: scratchPerThread * scratchSlots)
+        arena = FloatBuffer(count: other.arenaBytes / 4)
+        arenaBytes = other.arenaBytes
+        pool = self.threads > 1 ? WorkerPool(workers: self.threads - 1, active: scratchSlots - 1) : nil
+        constantsShared = other.constantsShared
+    }
+
     deinit { pool?.stop() }
 
     /// Runs the model on its first input, `values` in the input's shape (NHWC, float32).

@@ -1,7 +1,7 @@
 @testable import Extraction
 import BodyLandmarks
 import Foundation
-import HandLandmarks
+@testable import HandLandmarks
 import HolisticLandmarks
 import Inference
 import Keypoints
@@ -44,7 +44,7 @@ final class HolisticStagesTests: XCTestCase {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var out: [String] = []
-        let settings = holistic == nil ? ExtractionSettings(hands: hands!.options, body: BodyTrackerOptions())
+        let settings = holistic == nil ? ExtractionSettings(hands: hands!.options, body: body.map { _ in BodyTrackerOptions() })
             : ExtractionSettings(holistic: HolisticOptions())
         _ = try KeypointExtraction.run(clip, sourcePath: clip.lastPathComponent, tracker: hands, body: body, holistic: holistic,
                                        settings: settings, tool: .handpose,
@@ -97,6 +97,55 @@ final class HolisticStagesTests: XCTestCase {
             let switching = try frames(clip, nil, hands: two.0, body: two.1, progress: { ThreadShare.set($0 % 4 < 2 ? 2 : 1) })
             ThreadShare.reset()
             XCTAssertEqual(switching, expected, "\(clip.lastPathComponent): the share changing every two frames")
+        }
+    }
+
+    /// Plain hands on two threads (`HandTracker.process`: palm detection beside the tracked hands'
+    /// landmarks, two hands' landmarks side by side) give one thread's frames bit for bit, by both rules,
+    /// also when the share changes mid-clip; so do stills with two hands (image mode: palms, then both hands
+    /// at once).
+    func testHandPartsSideBySideGiveOneThreadsFrames() throws {
+        let (models, clips) = try prerequisites()
+        let handModels = try HandModels(directory: models, complexity: .full)
+        for rules in HandTrackerOptions.Rules.allCases {
+            var options = HandTrackerOptions()
+            options.rules = rules
+            let one = try HandTracker(models: handModels, options: options, threads: 1)
+            let two = try HandTracker(models: handModels, options: options, threads: 2)
+            let before = two.sideBySide
+            for clip in clips {
+                let expected = try frames(clip, nil, hands: one)
+                XCTAssertTrue(expected.contains { $0.contains("\"hands\":[{") }, "\(clip.lastPathComponent): hands somewhere")
+                ThreadShare.resetUsage()
+                XCTAssertEqual(try frames(clip, nil, hands: two), expected, "\(clip.lastPathComponent), \(rules): two threads")
+                XCTAssertEqual(ThreadShare.usage?.upperBound, 2)
+                ThreadShare.set(1)
+                let switching = try frames(clip, nil, hands: two, progress: { ThreadShare.set($0 % 4 < 2 ? 2 : 1) })
+                ThreadShare.reset()
+                XCTAssertEqual(switching, expected, "\(clip.lastPathComponent), \(rules): the share changing every two frames")
+            }
+            XCTAssertEqual(one.sideBySide.palms + one.sideBySide.pairs, 0, "one thread runs nothing side by side")
+            XCTAssertGreaterThan(two.sideBySide.palms, before.palms, "\(rules): palm detection beside a tracked hand")
+            XCTAssertGreaterThan(two.sideBySide.pairs, before.pairs, "\(rules): two hands side by side")
+
+            // Stills: every hand comes from a palm, and two of them run side by side.
+            let stills = Self.root.appendingPathComponent("../shared/corpus/images").standardizedFileURL
+            options.mode = .image
+            one.options = options
+            two.options = options
+            var withTwo = 0
+            let pairsBefore = two.sideBySide.pairs
+            for name in try FileManager.default.contentsOfDirectory(atPath: stills.path).sorted() {
+                guard let frame = try VideoReader(url: stills.appendingPathComponent(name)).nextFrame() else { return XCTFail(name) }
+                let expected = try one.process(frame)
+                let got = try two.process(frame)
+                XCTAssertEqual(got.map(\.landmarks), expected.map(\.landmarks), name)
+                XCTAssertEqual(got.map(\.world), expected.map(\.world), name)
+                XCTAssertEqual(got.map(\.handedness), expected.map(\.handedness), name)
+                if expected.count == 2 { withTwo += 1 }
+            }
+            XCTAssertGreaterThan(withTwo, 0, "stills with two hands")
+            XCTAssertGreaterThanOrEqual(two.sideBySide.pairs - pairsBefore, withTwo, "\(rules): two hands side by side")
         }
     }
 

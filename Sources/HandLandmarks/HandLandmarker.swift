@@ -16,10 +16,10 @@ public final class HandLandmarker {
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 
-    /// A landmarker on `other`'s packed weights (`ExecutionPlan.twin`), on one thread: a second hand's
+    /// A landmarker on `other`'s packed weights (`ExecutionPlan.twin`), on as many threads: a second hand's
     /// landmarks at the same time as `other`'s.
     init(twinOf other: HandLandmarker) {
-        plan = other.plan.twin(threads: 1)
+        plan = other.plan.twin(threads: other.plan.threads)
         tensor = [Float](repeating: 0, count: Self.inputSize * Self.inputSize * 3)
     }
 

@@ -63,7 +63,10 @@ public final class HandTracker {
     private var processTime: Duration = .zero
     /// With two engine threads or more: the second thread of a frame's two parts, and the landmark model's
     /// second plan (both made on first need; see `process`).
-    private var stage: StageThread<[HandObservation?]>?
+    private var stage: StageThread<[Found]>?
+    /// A landmark run's hand (nil: presence not above the threshold) or its error, taken in the order one
+    /// thread would meet them.
+    typealias Found = Result<HandObservation?, any Error>
     private var twin: HandLandmarker?
     /// Frames whose palm detection ran beside tracked hands' landmarks, and pairs of hands run side by side
     /// (for the tests).
@@ -90,7 +93,8 @@ public final class HandTracker {
         (t.letterbox, t.palmModel, t.palmDecode) = (p.letterbox, p.palmModel, p.palmDecode)
         (t.crop, t.landmarkModel, t.landmarkDecode) = (l.crop + l2.crop, l.landmarkModel + l2.landmarkModel, l.landmarkDecode + l2.landmarkDecode)
         (t.palmRuns, t.landmarkRuns) = (p.palmRuns, l.landmarkRuns + l2.landmarkRuns)
-        t.tracking = processTime - (p.letterbox + p.palmModel + p.palmDecode + l.crop + l.landmarkModel + l.landmarkDecode)
+        // Parts run side by side overlap, so the rest is what is left of the time, if anything.
+        t.tracking = max(.zero, processTime - (p.letterbox + p.palmModel + p.palmDecode + t.crop + t.landmarkModel + t.landmarkDecode))
         return t
     }
 
@@ -136,7 +140,7 @@ public final class HandTracker {
         let share = min(threads, ThreadShare.forThisThread)
         var palmRegions: [RegionOfInterest] = []
         // Landmarks found beside palm detection, by the tracked region's place in `previous`.
-        var early: [Int: HandObservation?] = [:]
+        var early: [Int: Found] = [:]
         if previous.count < options.maxHands {
             let sure = share < 2 || previous.isEmpty ? [] : options.rules == .tasks ? Array(previous.indices) : Self.legacyKept(previous)
             let palmsFound: [Detection]
@@ -145,12 +149,12 @@ public final class HandTracker {
             } else {
                 let (stage, second) = besideStage(share)
                 let regions = sure.map { previous[$0] }, landmarker = landmarker
-                stage.start { try ThreadShare.capped(second) { try regions.map { try self.landmarks(frame, region: $0, on: landmarker) } } }
+                stage.start { ThreadShare.capped(second) { regions.map { r in Found { try self.landmarks(frame, region: r, on: landmarker) } } } }
                 let detected = Result { try ThreadShare.capped(share - second) { try self.palms.detect(frame) } }
                 let marks = stage.wait()
                 sideBySide.palms += 1
                 palmsFound = try detected.get()
-                for (i, hand) in zip(sure, try marks.get()) { early[i] = hand }
+                for (i, hand) in zip(sure, try marks.get()) { early[i] = hand }  // the work itself never throws
             }
             palmRegions = palmsFound.prefix(options.maxHands)
                 .map { RegionOfInterest.fromPalm($0, imageWidth: W, imageHeight: H, target: options.rules.palmRotationTarget) }
@@ -168,9 +172,8 @@ public final class HandTracker {
         var later = try landmarks(frame, regions: rest.map(\.region), share: share).makeIterator()
         var hands: [HandObservation] = []
         for (region, from) in candidates {
-            let found = from.flatMap { early[$0] } ?? later.next()!
-            guard var hand = found else { continue }
-            precondition(hand.region == region, "landmarks of another region")
+            guard var hand = try (from.flatMap { early[$0] } ?? later.next()!).get() else { continue }
+            assert(hand.region == region, "landmarks of another region")
             hand.track = from.map { trackedIDs[$0] } ?? -1
             hands.append(hand)
         }
@@ -189,7 +192,7 @@ public final class HandTracker {
     }
 
     /// The second thread and the first part's share of `share` threads (made on first need).
-    private func besideStage(_ share: Int) -> (StageThread<[HandObservation?]>, Int) {
+    private func besideStage(_ share: Int) -> (StageThread<[Found]>, Int) {
         let stage = self.stage ?? StageThread()
         self.stage = stage
         ThreadShare.noteRun(share)
@@ -198,22 +201,22 @@ public final class HandTracker {
 
     /// The landmarks of `regions`, in order: with `share` two threads or more, two at a time, the first on
     /// the second thread and the other here on the twin plan.
-    private func landmarks(_ frame: VideoFrame, regions: [RegionOfInterest], share: Int) throws -> [HandObservation?] {
-        guard share >= 2, regions.count >= 2 else { return try regions.map { try landmarks(frame, region: $0) } }
+    private func landmarks(_ frame: VideoFrame, regions: [RegionOfInterest], share: Int) throws -> [Found] {
+        guard share >= 2, regions.count >= 2 else { return regions.map { r in Found { try landmarks(frame, region: r) } } }
         let twin = self.twin ?? HandLandmarker(twinOf: landmarker)
         self.twin = twin
         let (stage, second) = besideStage(share)
-        var found: [HandObservation?] = []
+        var found: [Found] = []
         for pair in stride(from: 0, to: regions.count, by: 2) {
             guard pair + 1 < regions.count else {
-                found.append(try landmarks(frame, region: regions[pair]))
+                found.append(Found { try landmarks(frame, region: regions[pair]) })
                 break
             }
             let a = regions[pair], b = regions[pair + 1], landmarker = landmarker
-            stage.start { try ThreadShare.capped(second) { [try self.landmarks(frame, region: a, on: landmarker)] } }
-            let mine = Result { try ThreadShare.capped(share - second) { try self.landmarks(frame, region: b, on: twin) } }
-            found += try stage.wait().get()
-            found.append(try mine.get())
+            stage.start { ThreadShare.capped(second) { [Found { try self.landmarks(frame, region: a, on: landmarker) }] } }
+            let mine = ThreadShare.capped(share - second) { Found { try self.landmarks(frame, region: b, on: twin) } }
+            found += try stage.wait().get()  // the work itself never throws
+            found.append(mine)
             sideBySide.pairs += 1
         }
         return found

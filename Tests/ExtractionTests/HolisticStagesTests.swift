@@ -112,6 +112,8 @@ final class HolisticStagesTests: XCTestCase {
             options.rules = rules
             let one = try HandTracker(models: handModels, options: options, threads: 1)
             let two = try HandTracker(models: handModels, options: options, threads: 2)
+            // Three threads: the parts split 1 and 2, the caller's on the twin plan's pool.
+            let three = try HandTracker(models: handModels, options: options, threads: 3)
             let before = two.sideBySide
             for clip in clips {
                 let expected = try frames(clip, nil, hands: one)
@@ -119,14 +121,16 @@ final class HolisticStagesTests: XCTestCase {
                 ThreadShare.resetUsage()
                 XCTAssertEqual(try frames(clip, nil, hands: two), expected, "\(clip.lastPathComponent), \(rules): two threads")
                 XCTAssertEqual(ThreadShare.usage?.upperBound, 2)
+                XCTAssertEqual(try frames(clip, nil, hands: three), expected, "\(clip.lastPathComponent), \(rules): three threads")
                 ThreadShare.set(1)
+                defer { ThreadShare.reset() }
                 let switching = try frames(clip, nil, hands: two, progress: { ThreadShare.set($0 % 4 < 2 ? 2 : 1) })
-                ThreadShare.reset()
                 XCTAssertEqual(switching, expected, "\(clip.lastPathComponent), \(rules): the share changing every two frames")
             }
             XCTAssertEqual(one.sideBySide.palms + one.sideBySide.pairs, 0, "one thread runs nothing side by side")
             XCTAssertGreaterThan(two.sideBySide.palms, before.palms, "\(rules): palm detection beside a tracked hand")
             XCTAssertGreaterThan(two.sideBySide.pairs, before.pairs, "\(rules): two hands side by side")
+            XCTAssertGreaterThan(three.sideBySide.pairs, 0, "\(rules): two hands side by side on three threads")
 
             // Stills: every hand comes from a palm, and two of them run side by side.
             let stills = Self.root.appendingPathComponent("../shared/corpus/images").standardizedFileURL
@@ -136,12 +140,17 @@ final class HolisticStagesTests: XCTestCase {
             var withTwo = 0
             let pairsBefore = two.sideBySide.pairs
             for name in try FileManager.default.contentsOfDirectory(atPath: stills.path).sorted() {
-                guard let frame = try VideoReader(url: stills.appendingPathComponent(name)).nextFrame() else { return XCTFail(name) }
+                guard let frame = try VideoReader(url: stills.appendingPathComponent(name)).nextFrame() else {
+                    XCTFail("\(name): no picture")
+                    continue
+                }
                 let expected = try one.process(frame)
                 let got = try two.process(frame)
                 XCTAssertEqual(got.map(\.landmarks), expected.map(\.landmarks), name)
                 XCTAssertEqual(got.map(\.world), expected.map(\.world), name)
                 XCTAssertEqual(got.map(\.handedness), expected.map(\.handedness), name)
+                XCTAssertEqual(got.map(\.presence), expected.map(\.presence), name)
+                XCTAssertEqual(got.map(\.track), expected.map(\.track), name)
                 if expected.count == 2 { withTwo += 1 }
             }
             XCTAssertGreaterThan(withTwo, 0, "stills with two hands")

@@ -26,16 +26,26 @@ public final class HandLandmarker {
     /// Landmarks of the hand in `region`. The handedness returned is the model's raw output, the
     /// probability of a right hand in the crop as given.
     public func estimate(_ frame: VideoFrame, region: RegionOfInterest) throws -> (presence: Float, rawHandedness: Float, landmarks: [Point3], world: [Point3]) {
+        crop(frame, region: region)
+        return try estimateCropped(region: region)
+    }
+
+    /// The model's input: `region` of `frame`, for `estimateCropped` (a caller with two threads crops on
+    /// one before the model runs on the other).
+    func crop(_ frame: VideoFrame, region: RegionOfInterest) {
         let t0 = ContinuousClock.now
-        let t1 = try tensor.withUnsafeMutableBufferPointer { t in
+        tensor.withUnsafeMutableBufferPointer { t in
             RegionCrop.sample(frame, region: region, size: Self.inputSize, border: .replicate, into: t.baseAddress!)
-            let t1 = ContinuousClock.now
-            try plan.run(UnsafeBufferPointer(t))
-            return t1
         }
+        timings.crop += ContinuousClock.now - t0
+    }
+
+    /// `estimate` on the input the last `crop` made of `region`.
+    func estimateCropped(region: RegionOfInterest) throws -> (presence: Float, rawHandedness: Float, landmarks: [Point3], world: [Point3]) {
+        let t1 = ContinuousClock.now
+        try tensor.withUnsafeBufferPointer { try plan.run($0) }
         let t2 = ContinuousClock.now
         defer {
-            timings.crop += t1 - t0
             timings.landmarkModel += t2 - t1
             timings.landmarkDecode += ContinuousClock.now - t2
             timings.landmarkRuns += 1

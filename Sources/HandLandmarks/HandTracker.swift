@@ -149,7 +149,14 @@ public final class HandTracker {
             } else {
                 let (stage, second) = besideStage(share)
                 let regions = sure.map { previous[$0] }, landmarker = landmarker
-                stage.start { ThreadShare.capped(second) { regions.map { r in Found { try self.landmarks(frame, region: r, on: landmarker) } } } }
+                // The first crop is made here, so the two sides' work is about even (palm: letterbox and
+                // model; landmarks: the model, slightly the longer).
+                landmarker.crop(frame, region: regions[0])
+                stage.start {
+                    ThreadShare.capped(second) {
+                        regions.indices.map { i in Found { try self.landmarks(frame, region: regions[i], on: landmarker, cropped: i == 0) } }
+                    }
+                }
                 let detected = Result { try ThreadShare.capped(share - second) { try self.palms.detect(frame) } }
                 let marks = stage.wait()
                 sideBySide.palms += 1
@@ -223,8 +230,10 @@ public final class HandTracker {
     }
 
     /// The landmark model on `region`: the hand there, or nil when its presence is not above the threshold.
-    private func landmarks(_ frame: VideoFrame, region: RegionOfInterest, on model: HandLandmarker? = nil) throws -> HandObservation? {
-        let r = try (model ?? landmarker).estimate(frame, region: region)
+    /// `cropped`: the model's input is already made (`HandLandmarker.crop`).
+    private func landmarks(_ frame: VideoFrame, region: RegionOfInterest, on model: HandLandmarker? = nil, cropped: Bool = false) throws -> HandObservation? {
+        let model = model ?? landmarker
+        let r = try cropped ? model.estimateCropped(region: region) : model.estimate(frame, region: region)
         // MediaPipe's ThresholdingCalculator accepts a score strictly above the threshold.
         guard r.presence > options.minPresenceConfidence else { return nil }
         // The model's handedness output is the probability of a right hand in the image as given

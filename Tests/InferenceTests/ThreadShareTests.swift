@@ -39,6 +39,31 @@ final class ThreadShareTests: XCTestCase {
         XCTAssertGreaterThan(withScratch, 5, "most models have scratch, so its growth was seen")
     }
 
+    /// A twin reads the plan's packed constants with an arena of its own: the two run at once on two threads
+    /// and each gives one plan's values, bit for bit, whatever the other is doing.
+    func testATwinRunsBesideItsPlanWithTheSameBits() throws {
+        for (n, name) in ["hand_landmark_full", "palm_detection_full"].enumerated() {
+            let model = try TFLiteModel(path: try Fixtures.modelPath(name))
+            let inputs = SameBits.inputs(model, seed: UInt64(120 + n))
+            let plan = try ExecutionPlan(model: model, threads: 2)
+            let expected = try inputs.map { try SameBits.outputs(plan, $0) }
+            let twin = plan.twin(threads: 2)
+            XCTAssertEqual(twin.arenaBytes, plan.arenaBytes)
+            XCTAssertNotEqual(twin.output(0).baseAddress, plan.output(0).baseAddress, "\(name): an arena of its own")
+            // Each runs a different input at the same time, many times over, on one thread each.
+            let stage = StageThread<[[[Float]]]>()
+            defer { stage.stop() }
+            for round in 0..<4 {
+                let (mine, theirs) = (inputs[round % inputs.count], inputs[(round + 1) % inputs.count])
+                stage.start { try ThreadShare.capped(1) { try (0..<5).map { _ in try SameBits.outputs(twin, theirs) } } }
+                let here = try ThreadShare.capped(1) { try (0..<5).map { _ in try SameBits.outputs(plan, mine) } }
+                let there = try stage.wait().get()
+                for out in here { XCTAssertEqual(out, expected[round % inputs.count], "\(name), round \(round): the plan") }
+                for out in there { XCTAssertEqual(out, expected[(round + 1) % inputs.count], "\(name), round \(round): the twin") }
+            }
+        }
+    }
+
     /// A plan made while the share is 1 starts no worker thread until a share lets it use them.
     func testWorkersStartWhenTheShareFirstNeedsThem() throws {
         let model = try TFLiteModel(path: try Fixtures.modelPath("hand_landmark_full"))

@@ -212,12 +212,21 @@ public struct KeypointFile: Codable, Sendable {
             // JSONDecoder says only "The given data was not valid JSON." for a missing bracket and for a
             // number no Double holds (1e400, valid JSON) alike; JSONSerialization, run on failure only, says which.
             var detail = ctx.debugDescription
+            var outOfRange: String?
             if ctx.codingPath.isEmpty {
-                do { _ = try JSONSerialization.jsonObject(with: data) } catch {
+                do {
+                    // Valid JSON that JSONDecoder refused with no place: a number an integer field cannot hold
+                    // (1e30 as a size), which it also calls "not valid JSON".
+                    let huge = Self.numbersPastInt(in: try JSONSerialization.jsonObject(with: data))
+                    if !huge.isEmpty {
+                        outOfRange = "a number out of range"
+                        detail = huge.prefix(3).map { "\($0.value) at \($0.place)" }.joined(separator: "; ") + ", past what an integer field holds"
+                    }
+                } catch {
                     if let d = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String { detail = d }
                 }
             }
-            let what = detail.contains("not representable") ? "a number out of range" : "not valid JSON"
+            let what = outOfRange ?? (detail.contains("not representable") ? "a number out of range" : "not valid JSON")
             throw KeypointError.invalid(path: url.path, reason: "\(what): \(detail.hasSuffix(".") ? String(detail.dropLast()) : detail)" + (ctx.codingPath.isEmpty ? "" : " at \(Self.path(ctx.codingPath))"))
         } catch let DecodingError.keyNotFound(key, ctx) {
             throw KeypointError.invalid(path: url.path, reason: "missing '\(key.stringValue)' at \(Self.path(ctx.codingPath))")
@@ -227,6 +236,23 @@ public struct KeypointFile: Codable, Sendable {
             throw KeypointError.invalid(path: url.path, reason: "wrong type at \(Self.path(ctx.codingPath)): \(ctx.debugDescription)")
         } catch {
             throw KeypointError.invalid(path: url.path, reason: "\(error)")
+        }
+    }
+
+    /// The numbers in `object` (as JSONSerialization gives it) that no Int holds, with their places, keys
+    /// in sorted order; at most `depth` levels down (a keypoint file nests six).
+    static func numbersPastInt(in object: Any, at place: String = "", depth: Int = 32) -> [(place: String, value: String)] {
+        guard depth > 0 else { return [] }
+        switch object {
+        case let d as [String: Any]:
+            return d.keys.sorted().flatMap { numbersPastInt(in: d[$0]!, at: place + "." + $0, depth: depth - 1) }
+        case let a as [Any]:
+            return a.indices.flatMap { numbersPastInt(in: a[$0], at: place + "[\($0)]", depth: depth - 1) }
+        case let n as NSNumber:
+            let v = n.doubleValue
+            return v.isFinite && abs(v) < 0x1p63 ? [] : [(place, InputRange.wholeText(v))]
+        default:
+            return []
         }
     }
 

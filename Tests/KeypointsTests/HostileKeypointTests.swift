@@ -57,6 +57,9 @@ final class HostileKeypointTests: XCTestCase {
         // Valid JSON that no Double holds: said as such, not as "not valid JSON".
         let huge = "\(load(text(landmark: "1e400"))!)"
         XCTAssertTrue(huge.contains("out of range") && huge.contains("1e400"), huge)
+        // Valid JSON with a number past what an integer field holds: said as out of range, with its place.
+        let wide = "\(load(text(width: "1e30"))!)"
+        XCTAssertTrue(wide.contains("out of range") && wide.contains("video.width") && !wide.contains("not valid JSON"), wide)
         let cut = "\(load(String(text().dropLast(3)))!)"
         XCTAssertTrue(cut.contains("not valid JSON") && !cut.contains(".."), cut)
     }

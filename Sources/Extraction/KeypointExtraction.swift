@@ -305,10 +305,7 @@ extension KeypointExtraction {
                                beside: inout StageThread<[BodyObservation]>?) throws -> ([HandObservation], [BodyObservation]?) {
         let share = min(hands.threads, ThreadShare.forThisThread)
         guard let body, share >= 2 else { return (try hands.process(f), try body?.process(f)) }
-        let stage = beside ?? StageThread()
-        beside = stage
-        let second = share / 2
-        ThreadShare.noteRun(share)
+        let (stage, second) = StageThread.split(&beside, share: share)
         stage.start { try ThreadShare.capped(second) { try body.process(f) } }
         let found = Result { try ThreadShare.capped(share - second) { try hands.process(f) } }
         let bodies = stage.wait()

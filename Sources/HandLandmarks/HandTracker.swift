@@ -147,7 +147,7 @@ public final class HandTracker {
             if sure.isEmpty {
                 palmsFound = try palms.detect(frame)
             } else {
-                let (stage, second) = besideStage(share)
+                let (stage, second) = StageThread.split(&self.stage, share: share)
                 let regions = sure.map { previous[$0] }, landmarker = landmarker
                 // The first crop is made here, so the two sides' work is about even (palm: letterbox and
                 // model; landmarks: the model, slightly the longer).
@@ -198,21 +198,13 @@ public final class HandTracker {
         return hands
     }
 
-    /// The second thread and the first part's share of `share` threads (made on first need).
-    private func besideStage(_ share: Int) -> (StageThread<[Found]>, Int) {
-        let stage = self.stage ?? StageThread()
-        self.stage = stage
-        ThreadShare.noteRun(share)
-        return (stage, share / 2)
-    }
-
     /// The landmarks of `regions`, in order: with `share` two threads or more, two at a time, the first on
     /// the second thread and the other here on the twin plan.
     private func landmarks(_ frame: VideoFrame, regions: [RegionOfInterest], share: Int) throws -> [Found] {
         guard share >= 2, regions.count >= 2 else { return regions.map { r in Found { try landmarks(frame, region: r) } } }
         let twin = self.twin ?? HandLandmarker(twinOf: landmarker)
         self.twin = twin
-        let (stage, second) = besideStage(share)
+        let (stage, second) = StageThread.split(&self.stage, share: share)
         var found: [Found] = []
         for pair in stride(from: 0, to: regions.count, by: 2) {
             guard pair + 1 < regions.count else {

@@ -206,10 +206,7 @@ public final class HolisticTracker {
             try emit(frame, try process(frame))
             return
         }
-        let stage = self.stage ?? StageThread()
-        self.stage = stage
-        ThreadShare.noteRun(share)
-        let theirs = share / 2
+        let (stage, theirs) = StageThread.split(&self.stage, share: share)
         func mine() -> Int { stage.inFlight > 0 ? share - theirs : share }
         let person = Result { try ThreadShare.capped(mine()) { try findBody(frame) } }
         guard case .success(let found) = person else {

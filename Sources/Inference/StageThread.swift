@@ -57,6 +57,17 @@ public final class StageThread<Value>: @unchecked Sendable {
         return lock.withLock { results.removeFirst() }
     }
 
+    /// A frame's work split in two on `share` threads (two or more): the stage kept in `held` (made on first
+    /// need), which the second part runs on, and that part's threads, half the share rounded down; the caller's
+    /// part runs on the rest. Notes the share as run (`ThreadShare.noteRun`), what the worker reports, since the
+    /// two parts' plans each run on less.
+    public static func split(_ held: inout StageThread?, share: Int) -> (stage: StageThread, second: Int) {
+        let stage = held ?? StageThread()
+        held = stage
+        ThreadShare.noteRun(share)
+        return (stage, share / 2)
+    }
+
     /// Ends the thread once the work in flight has ended (the caller's `deinit`).
     public func stop() {
         while inFlight > 0 { _ = wait() }

@@ -106,4 +106,20 @@ final class StageThreadTests: XCTestCase {
         XCTAssertEqual(try stage.wait().get(), 4, "a cap ends with its call, and the caller's never reaches the stage's thread")
         XCTAssertEqual(here, 3)
     }
+
+    func testASplitMakesTheStageOnceGivesHalfAndNotesTheShare() {
+        var held: StageThread<Int>?
+        ThreadShare.resetUsage()
+        defer { ThreadShare.resetUsage(); held?.stop() }
+        let (first, second) = StageThread.split(&held, share: 3)
+        XCTAssertTrue(held === first, "the stage is kept for the next frame")
+        XCTAssertEqual(second, 1, "the second part: half of 3, rounded down; the caller keeps 2")
+        XCTAssertEqual(ThreadShare.usage, 3...3, "the frame ran on the whole share")
+        let (again, half) = StageThread.split(&held, share: 2)
+        XCTAssertTrue(again === first, "made on first need only")
+        XCTAssertEqual(half, 1)
+        XCTAssertEqual(ThreadShare.usage, 2...3)
+        first.start { 7 }
+        XCTAssertEqual(try first.wait().get(), 7)
+    }
 }

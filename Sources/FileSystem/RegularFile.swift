@@ -90,6 +90,18 @@ public enum RegularFile {
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
+    /// Runs `body` with a name that opens the regular file at `path` as it was when checked: for a library
+    /// that opens files by name (FFmpeg, ZIPFoundation), which a check by name then an open by name would
+    /// leave to a file swapped for a FIFO in between, and the open waiting for ever. The file is opened here
+    /// as `open` does, and `body` gets `/proc/self/fd/N`, which reopens that very file whatever is at `path`
+    /// now; where there is no /proc (a bare chroot), `path` itself, checked just before. Closed after `body`.
+    public static func pinned<R>(_ path: String, _ body: (String) throws -> R) throws -> R {
+        let fd = try open(path)
+        defer { close(fd) }
+        let name = "/proc/self/fd/\(fd)"
+        return try body(access(name, R_OK) == 0 ? name : path)
+    }
+
     /// The whole of a regular file, read without blocking on a special file.
     public static func read(_ path: String) throws -> Data {
         let fd = try open(path)

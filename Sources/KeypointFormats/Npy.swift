@@ -100,7 +100,9 @@ extension Npy {
               let q2 = descrText[descrText.index(after: q1)...].firstIndex(of: "'") else { throw fail("no dtype in the header") }
         let descr = String(descrText[descrText.index(after: q1)..<q2])
         guard field("fortran_order")?.hasPrefix("False") == true else { throw fail("Fortran order is not read") }
-        guard let shapeText = field("shape"), let open = shapeText.firstIndex(of: "("), let close = shapeText.firstIndex(of: ")") else {
+        // The first ")" after the first "(": a header may hold them in either order.
+        guard let shapeText = field("shape"), let open = shapeText.firstIndex(of: "("),
+              let close = shapeText[open...].firstIndex(of: ")") else {
             throw fail("no shape in the header")
         }
         let shape = try shapeText[shapeText.index(after: open)..<close].split(separator: ",")

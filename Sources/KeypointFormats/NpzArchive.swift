@@ -50,18 +50,34 @@ public enum NpzArchive {
 }
 
 extension NpzArchive {
-    /// The members of an `.npz` file, by name (without `.npy`).
-    public static func read(_ url: URL) throws -> [String: Npy.Loaded] {
-        // Only a regular file: ZIPFoundation would wait on a FIFO for ever.
-        if let problem = RegularFile.problem(url.path) { throw KeypointError.unreadable(path: url.path, reason: problem) }
+    /// The members of an `.npz` file, by name (without `.npy`). A member is unpacked only when the size its
+    /// entry declares fits in half of `memory` (the process's, `CGroup.memoryLimit`; it is read, then turned
+    /// into floats), and never past that size: a few megabytes of deflated zeros can declare, or unpack to,
+    /// more than the machine holds.
+    public static func read(_ url: URL, memory: UInt64 = CGroup.memoryLimit) throws -> [String: Npy.Loaded] {
+        // Only a regular file, the one checked: ZIPFoundation would wait on a FIFO for ever.
         let archive: Archive
-        do { archive = try Archive(url: url, accessMode: .read) } catch {
+        do {
+            archive = try RegularFile.pinned(url.path) { name in try Archive(url: URL(fileURLWithPath: name), accessMode: .read) }
+        } catch let refusal as RegularFile.Refusal {
+            throw KeypointError.unreadable(path: url.path, reason: refusal.reason)
+        } catch {
             throw KeypointError.unreadable(path: url.path, reason: "not a zip archive (\(describe(error)))")
         }
         var out: [String: Npy.Loaded] = [:]
         for entry in archive where entry.type == .file && entry.path.hasSuffix(".npy") {
+            let declared = entry.uncompressedSize
+            guard declared <= memory / 2 else {
+                throw KeypointError.unreadable(path: url.path, reason: "member \(entry.path) unpacks to \(declared) bytes, more than half "
+                                               + "the \(memory) bytes of memory this process may use")
+            }
             var data = Data()
-            _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                guard UInt64(data.count) + UInt64(chunk.count) <= declared else {
+                    throw KeypointError.invalid(path: url.path, reason: "member \(entry.path) unpacks to more than the \(declared) bytes its entry declares")
+                }
+                data.append(chunk)
+            }
             out[String(entry.path.dropLast(4))] = try Npy.read(data, name: "\(url.path):\(entry.path)")
         }
         return out

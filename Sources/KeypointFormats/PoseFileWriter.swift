@@ -71,6 +71,10 @@ public final class PoseFileWriter: KeypointOutput {
         self.url = url
         self.bodies = bodies > 0
         people = max(1, bodies)
+        // The file counts its people in 16 bits.
+        guard people <= Int(UInt16.max) else {
+            throw KeypointError.unwritable(path: url.path, reason: "pose-format holds up to 65535 people a frame, not \(people)")
+        }
         file = try StagedFile(url: url)
         coordinates = try ScratchFile(beside: url)
         confidences = try ScratchFile(beside: url)
@@ -203,6 +207,10 @@ public final class PoseFileWriter: KeypointOutput {
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             file.abandon()
             throw KeypointError.unwritable(path: file.url.path, reason: "pose-format holds frame sizes up to 65535, not \(width)x\(height)")
+        }
+        guard frames <= Int(UInt32.max) else {
+            file.abandon()
+            throw KeypointError.unwritable(path: file.url.path, reason: "pose-format counts frames in 32 bits, and \(frames) is more")
         }
         var out = Data()
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }

@@ -36,9 +36,15 @@ extension Canvas {
     public mutating func text(_ text: String, x: Int, y: Int, scale: Int = 2, color: SIMD3<Float> = SIMD3(255, 255, 255), backing: Bool = true) {
         let chars = Array(text.uppercased())
         if backing {
+            // The box clipped to the canvas: text placed by a landmark may lie partly or wholly outside it
+            // (a wrist below the frame's edge), and a range whose ends cross stops the process.
             let w = chars.count * 6 * scale + scale, h = 9 * scale
-            for yy in max(0, y - scale)..<min(height, y - scale + h) {
-                for xx in max(0, x - scale)..<min(width, x - scale + w) { pixels[yy * width + xx] *= 0.35 }
+            let top = max(0, y - scale), bottom = min(height, y - scale + h)
+            let left = max(0, x - scale), right = min(width, x - scale + w)
+            if top < bottom && left < right {
+                for yy in top..<bottom {
+                    for xx in left..<right { pixels[yy * width + xx] *= 0.35 }
+                }
             }
         }
         for (i, ch) in chars.enumerated() {

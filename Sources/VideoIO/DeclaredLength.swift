@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 
 /// Whether a file holds all its container says it holds, found from its bytes without decoding: for
@@ -17,7 +18,7 @@ enum DeclaredLength {
     /// container states no end). `container` is FFmpeg's demuxer name (`matroska,webm`, `gif`).
     static func shortfall(path: String, container: String) -> String? {
         guard container == "matroska,webm" || container == "gif" else { return nil }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }
         var bytes = ByteStream(handle)
         return container == "gif" ? gifShortfall(&bytes) : matroskaShortfall(&bytes)

@@ -58,7 +58,7 @@ public final class VideoReader {
             throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = Self.openInput(&ctx, path)
+        var rc = try Self.openInput(&ctx, path)
         guard rc >= 0, let ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         format = ctx
         rc = avformat_find_stream_info(ctx, nil)
@@ -146,7 +146,7 @@ public final class VideoReader {
         var w = Int(par.pointee.width), h = Int(par.pointee.height)
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "unknown"
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
-        if still && codecName == "mjpeg", let data = try? Data(contentsOf: url), let decoded = JPEGStill.decode(data) {
+        if still && codecName == "mjpeg", let data = try? RegularFile.read(path), let decoded = JPEGStill.decode(data) {
             jpegStill = decoded
             (w, h) = (decoded.frame.width, decoded.frame.height)
         }
@@ -421,20 +421,26 @@ public final class VideoReader {
     /// `avformat_open_input` for a file from outside: only the file protocol, no demuxer that opens
     /// other files or streams, and an image's name taken as it is (the image demuxer would read
     /// `clip%03d.png` as a numbered sequence of other files).
-    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String) -> Int32 {
+    /// FFmpeg opens the file by name: it is handed the name of the regular file as checked
+    /// (`RegularFile.pinned`), so a file swapped for a FIFO after the check is refused, not waited on.
+    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String) throws -> Int32 {
         var options: OpaquePointer? = nil
         av_dict_set(&options, "protocol_whitelist", "file", 0)
         av_dict_set(&options, "format_whitelist", allowedDemuxers, 0)
         av_dict_set(&options, "pattern_type", "none", 0)
         defer { av_dict_free(&options) }
-        return avformat_open_input(&ctx, "file:" + path, nil, &options)
+        do {
+            return try RegularFile.pinned(path) { name in avformat_open_input(&ctx, "file:" + name, nil, &options) }
+        } catch let refusal as RegularFile.Refusal {
+            throw VideoError.unreadable(path: path, ffmpeg: refusal.reason)
+        }
     }
 
     /// Reads every packet of the video stream without decoding: their timestamps, sorted.
     static func scanPTS(path: String) throws -> [Int64] {
         if let problem = RegularFile.problem(path) { throw VideoError.unreadable(path: path, ffmpeg: problem) }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = openInput(&ctx, path)
+        var rc = try openInput(&ctx, path)
         guard rc >= 0, let c = ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         defer { avformat_close_input(&ctx) }
         rc = avformat_find_stream_info(c, nil)

@@ -99,7 +99,9 @@ struct ExtractionFlags: ParsableArguments {
     func validate() throws {
         guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        guard maxBodies >= 1 else { throw ValidationError("--max-bodies must be at least 1") }
+        // The pose detector sees a frame at 224x224: a hundred people is past what it can tell apart, and a
+        // .pose file holds a slot for each person in every frame.
+        guard (1...100).contains(maxBodies) else { throw ValidationError("--max-bodies takes 1 to 100 people a frame, not \(maxBodies)") }
         if maxBodies != 1 && !body { throw ValidationError("--max-bodies counts the people --body finds: add --body") }
         if complete && mode == .image { throw ValidationError("--complete follows hands over time: it needs --mode video") }
         if handFallback && !holistic { throw ValidationError("--hand-fallback fills the hands --holistic misses: add --holistic") }

@@ -35,7 +35,9 @@ struct Render: ParsableCommand {
             guard !keypoints.isEmpty else { throw ValidationError("give at least one --keypoints file") }
         }
         if let every, every < 1 { throw ValidationError("--every must be at least 1") }
-        guard sheetFrames >= 1 else { throw ValidationError("--sheet-frames must be at least 1") }
+        guard (1...ContactSheet.maxFrames).contains(sheetFrames) else {
+            throw ValidationError("--sheet-frames takes 1 to \(ContactSheet.maxFrames) frames, not \(sheetFrames)")
+        }
         if let frames {
             let parts = frames.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard !parts.isEmpty, parts.allSatisfy({ Int($0).map { $0 >= 0 } ?? false }) else {
@@ -80,7 +82,7 @@ struct Render: ParsableCommand {
             var tiles: [Canvas] = []
             let last = picks.max() ?? 0
             while let f = try reader.nextFrame() {
-                if picks.contains(f.index) { tiles.append(Overlay.draw(f, files: files, index: f.index)) }
+                if picks.contains(f.index) { tiles.append(ContactSheet.tile(Overlay.draw(f, files: files, index: f.index))) }
                 if f.index >= last { break }
             }
             let (board, cols, rows) = ContactSheet.compose(tiles, frameWidth: reader.info.width, frameHeight: reader.info.height)

@@ -328,6 +328,29 @@ final class HostileInputTests: XCTestCase {
         XCTAssertNil(RegularFile.problem(dir.appendingPathComponent("a.mp4").path))
     }
 
+    /// The race a check by name leaves: the file checked, then swapped for a FIFO before a library opens
+    /// it by name. `RegularFile.pinned`'s name opens the file as it was checked, the FIFO never; a FIFO there
+    /// from the start is refused before the body runs.
+    func testAPinnedNameOpensTheFileAsCheckedNotASwappedFIFO() throws {
+        let url = dir.appendingPathComponent("s.csv")
+        try Data("as checked".utf8).write(to: url)
+        let read = try RegularFile.pinned(url.path) { name -> String in
+            XCTAssertNotEqual(name, url.path, "this machine has /proc")
+            try FileManager.default.removeItem(at: url)
+            XCTAssertEqual(mkfifo(url.path, 0o644), 0)
+            let fd = open(name, O_RDONLY | O_NONBLOCK)
+            defer { close(fd) }
+            var st = stat()
+            XCTAssertEqual(fstat(fd, &st), 0)
+            XCTAssertEqual(st.st_mode & S_IFMT, S_IFREG)
+            return String(decoding: FileHandle(fileDescriptor: fd).readDataToEndOfFile(), as: UTF8.self)
+        }
+        XCTAssertEqual(read, "as checked")
+        var ran = false
+        XCTAssertThrowsError(try RegularFile.pinned(url.path) { _ in ran = true }) { XCTAssertTrue("\($0)".contains("FIFO"), "\($0)") }
+        XCTAssertFalse(ran)
+    }
+
     // MARK: convert reads back
 
     /// CSV with overlapping segments on one clip, written as ELAN (overlaps on `labels-2`), reads back

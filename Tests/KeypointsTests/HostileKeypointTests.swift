@@ -1,5 +1,6 @@
 import FileSystem
 import Foundation
+import KeypointFormats
 import XCTest
 @testable import Keypoints
 
@@ -81,5 +82,45 @@ final class HostileKeypointTests: XCTestCase {
         XCTAssertEqual(InputRange.milliseconds(-0.0), 0)
         XCTAssertEqual(InputRange.wholeText(1e30), "1e+30")
         XCTAssertEqual(InputRange.wholeText(12), "12")
+    }
+
+    /// NumPy headers as a hostile file may hold them: the shape's brackets the wrong way round, the header cut,
+    /// a shape of more values than any file, fewer data bytes than the shape: each refused naming the file,
+    /// never a crash or a shorter array.
+    func testHostileNumPyHeadersAreRefused() {
+        let good = Npy.encode([Float]([1, 2, 3]), shape: [3])
+        XCTAssertEqual(try Npy.read(good, name: "x.npy").values, [1, 2, 3])
+        func header(_ edit: (String) -> String) -> Data {
+            let length = Int(good[8]) | Int(good[9]) << 8
+            let text = String(decoding: good[10..<10 + length], as: UTF8.self)
+            let edited = edit(text)
+            XCTAssertEqual(edited.utf8.count, text.utf8.count, "same length, so the data stays where it was")
+            return good[..<10] + Data(edited.utf8) + good[(10 + length)...]
+        }
+        let cases: [(String, Data, String)] = [
+            ("brackets reversed", header { $0.replacingOccurrences(of: "(3,)", with: ")3,(") }, "no shape"),
+            ("header cut", good[..<20], "truncated header"),
+            ("data cut", good.dropLast(4), "bytes of data for 3 values"),
+        ]
+        for (label, data, expected) in cases {
+            XCTAssertThrowsError(try Npy.read(Data(data), name: "x.npy"), label) {
+                XCTAssertTrue("\($0)".contains("x.npy") && "\($0)".contains(expected), "\(label): \($0)")
+            }
+        }
+        // A shape whose product overflows an Int.
+        var big = Npy.header(.float32, shape: [Int(Int32.max), Int(Int32.max), Int(Int32.max)])
+        big.append(contentsOf: [0, 0, 0, 0])
+        XCTAssertThrowsError(try Npy.read(big, name: "x.npy")) { XCTAssertTrue("\($0)".contains("more values than any file"), "\($0)") }
+    }
+
+    /// An `.npz` member is unpacked only when the size its entry declares fits in half the process's memory:
+    /// a member declaring more is refused before anything is unpacked.
+    func testNpzMembersPastTheMemoryAreRefused() throws {
+        let url = dir.appendingPathComponent("data.npz")
+        try NpzArchive.make([("X.npy", Npy.encode([Float](repeating: 0, count: 1000), shape: [1000]))]).write(to: url)
+        XCTAssertEqual(try NpzArchive.read(url)["X"]?.values.count, 1000)
+        XCTAssertThrowsError(try NpzArchive.read(url, memory: 4000)) {
+            XCTAssertTrue("\($0)".contains("data.npz") && "\($0)".contains("X.npy") && "\($0)".contains("half"), "\($0)")
+        }
     }
 }

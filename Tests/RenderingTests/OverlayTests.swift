@@ -44,4 +44,27 @@ final class OverlayTests: XCTestCase {
         XCTAssertGreaterThan(Int(seen.r) + Int(seen.g) + Int(seen.b), 2 * (Int(hidden.r) + Int(hidden.g) + Int(hidden.b)) - 10, "dimmer when hidden")
         XCTAssertEqual(out[100, 190].r, 0)
     }
+
+    /// A hand whose wrist lies past an edge of the frame (a hand raised from below, its wrist out of view;
+    /// MediaPipe gives about -0.5 to 1.5 for such joints) puts its label outside the canvas, and a frame of a
+    /// few pixels has no room for the frame line: both are drawn as far as they fit, never a crash.
+    func testLabelsPastTheFramesEdgesAreClippedNotACrash() {
+        for (wrist, size) in [([0.5, 1.2], 200), ([1.3, 0.5], 200), ([-0.6, 0.5], 200), ([0.5, -0.4], 200),
+                              ([0.5, 0.5], 4), ([0.5, 0.5], 1)] as [([Float], Int)] {
+            let frame = VideoFrame(width: size, height: size)
+            let landmarks = (0..<21).map { j -> [Float] in [wrist[0], wrist[1] - 0.01 * Float(j), 0] }
+            let hand = KeypointFile.Hand(chirality: .left, handedness: 0.9, presence: 0.95, landmarks: landmarks, world: nil, region: nil)
+            let file = KeypointFile(source: "x", width: size, height: size, fps: 25, frames: [KeypointFile.Frame(i: 0, t: 0, hands: [hand])],
+                                    tool: nil, settings: nil, models: nil)
+            let out = Overlay.draw(frame, files: [file], index: 0).frame()
+            XCTAssertEqual(out.width, size, "wrist \(wrist) on a \(size)x\(size) frame")
+        }
+        // The box itself, clipped on every side.
+        var canvas = Canvas(width: 10, height: 10, fill: SIMD3(100, 100, 100))
+        canvas.text("LONG LABEL", x: 8, y: 8, scale: 2)
+        canvas.text("X", x: -50, y: -50, scale: 2)
+        canvas.text("X", x: 40, y: 3, scale: 2)
+        XCTAssertEqual(canvas.pixels[0], SIMD3(100, 100, 100), "outside every box")
+        XCTAssertEqual(canvas.pixels[7 * 10 + 7].x, 35, accuracy: 0.01, "under the first box, clipped at the corner")
+    }
 }

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import TestSupport
 @testable import VideoIO
@@ -125,6 +126,25 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertThrowsError(try VideoReader(url: dir.appendingPathComponent("nope.mp4"))) { error in
             XCTAssertEqual(error as? VideoError, .fileNotFound(path: dir.appendingPathComponent("nope.mp4").path))
         }
+    }
+
+    /// FFmpeg opens a file by name. The name it is given is that of the regular file as checked, so a
+    /// FIFO put at the path after the check (here: past the check, as the swap would be) is refused, never
+    /// waited on; a clip opened so reads as itself.
+    func testFFmpegOpensTheFileAsCheckedNeverAFIFO() throws {
+        let fifo = dir.appendingPathComponent("swapped.mp4")
+        XCTAssertEqual(mkfifo(fifo.path, 0o644), 0)
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        XCTAssertThrowsError(try VideoReader.openInput(&ctx, fifo.path)) { error in
+            XCTAssertTrue("\(error)".contains("FIFO") && "\(error)".contains(fifo.path), "\(error)")
+        }
+        XCTAssertNil(ctx)
+        XCTAssertThrowsError(try VideoReader.scanPTS(path: fifo.path)) { XCTAssertTrue("\($0)".contains("FIFO"), "\($0)") }
+        let clip = try ClipFactory.write(dir.appendingPathComponent("real.mp4"), frames: 3)
+        XCTAssertEqual(try VideoReader.scanPTS(path: clip.path).count, 3)
+        let reader = try VideoReader(url: clip)
+        XCTAssertEqual(reader.info.path, clip.path)
+        XCTAssertEqual(reader.info.frameCount, 3)
     }
 
     func testRandomBytesAreNotAVideo() throws {

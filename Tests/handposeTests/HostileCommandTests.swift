@@ -121,6 +121,50 @@ final class HostileCommandTests: XCTestCase {
         XCTAssertTrue(jobs.1.contains("--jobs must be at least 1"), jobs.1)
     }
 
+    /// The findings of 2026-11-29's audit, through the tool: a wrist below the frame's edge (a hand raised
+    /// from below, as MediaPipe reports it) drawn, not a crash; numbers no file holds refused as flags; a
+    /// NumPy header with its shape's brackets reversed refused by `report`, naming the file.
+    func testEdgesOfTheFrameAndOfTheFormatsAreNotCrashes() throws {
+        let url = try extracted()
+        try edit(url) { object in
+            object["frames"] = (object["frames"] as! [[String: Any]]).map { frame in
+                var frame = frame
+                frame["hands"] = (frame["hands"] as! [[String: Any]]).map { hand in
+                    var hand = hand, landmarks = hand["landmarks"] as! [[Double]]
+                    landmarks[0][1] = 1.2
+                    hand["landmarks"] = landmarks
+                    return hand
+                }
+                return frame
+            }
+        }
+        for extra in [["--sheet", "-o", path("sheet.png")], ["--frames", "0,5", "-o", path("frames")], ["-o", path("drawn.mp4")]] {
+            let render = try handpose(["render", path("in/grab_0.mp4"), "--keypoints", url.path] + extra)
+            XCTAssertEqual(render.0, 0, "\(extra): \(render.1)")
+        }
+        let bodies = try handpose(["extract", path("in"), "-o", path("out3"), "--body", "--max-bodies", "65536", "--format", "pose"])
+        XCTAssertEqual(bodies.0, 64, bodies.1)
+        XCTAssertTrue(bodies.1.contains("--max-bodies takes 1 to 100"), bodies.1)
+        let sheet = try handpose(["render", path("in/grab_0.mp4"), "--keypoints", url.path, "--sheet", "--sheet-frames", "9223372036854775807", "-o", path("s.png")])
+        XCTAssertEqual(sheet.0, 64, sheet.1)
+        XCTAssertTrue(sheet.1.contains("--sheet-frames takes 1 to 100"), sheet.1)
+
+        try "video,label,start,end\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/b.csv"), atomically: true, encoding: .utf8)
+        let export = try handpose(["export", "actions", path("in/b.csv"), "--keypoints", path("out"), "-o", path("exp"), "--fps", "15", "--window", "10", "-q"])
+        XCTAssertEqual(export.0, 0, export.1)
+        XCTAssertEqual(try handpose(["report", path("exp")]).0, 0)
+        let y = dir.appendingPathComponent("exp/y.npy")
+        var bytes = try Data(contentsOf: y)
+        let open = try XCTUnwrap(bytes.range(of: Data("'shape': (".utf8))).upperBound - 1
+        let close = try XCTUnwrap(bytes[open...].firstIndex(of: UInt8(ascii: ")")))
+        (bytes[open], bytes[close]) = (UInt8(ascii: ")"), UInt8(ascii: "("))
+        try bytes.write(to: y)
+        let report = try handpose(["report", path("exp")])
+        XCTAssertNotEqual(report.0, 0, report.1)
+        XCTAssertLessThan(report.0, 128, "an exit, not a signal: \(report.1)")
+        XCTAssertTrue(report.1.contains("y.npy") && report.1.contains("no shape"), report.1)
+    }
+
     /// Overlapping segments on one clip, converted to ELAN (further tiers) and back, without --tier.
     func testConvertedOverlapsReadBackByDefault() throws {
         let csv = "video,label,start,end\ngrab_0.mp4,grab,0.0,1.0\ngrab_0.mp4,wave,0.5,1.5\ngrab_0.mp4,point,0.7,0.9\n"

@@ -139,7 +139,7 @@ let package = Package(
         ]),
         .testTarget(name: "handposeTests", dependencies: ["Analysis", "TestSupport", "handpose", "Synthesis", "Datasets", "VideoIO"]),
         .testTarget(name: "SynthesisTests", dependencies: ["Analysis", "TestSupport", "Synthesis", "Annotations", "Datasets", "Extraction", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "KeypointsTests", dependencies: ["TestSupport", "Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks"]),
+        .testTarget(name: "KeypointsTests", dependencies: ["TestSupport", "Keypoints", "KeypointFormats", "Extraction", "HandLandmarks", "BodyLandmarks", "ZIPFoundation"]),
         .testTarget(name: "KeypointStoreTests", dependencies: ["KeypointStore", "Keypoints", "KeypointFormats"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnalysisTests", dependencies: ["TestSupport", "Analysis", "Datasets", "Keypoints", "HandLandmarks"]),

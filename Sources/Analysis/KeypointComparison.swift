@@ -167,23 +167,55 @@ public struct KeypointComparison: Sendable {
             .reduce(0, +) / Double(n)
     }
 
-    /// Pairs hands so the summed mean landmark distance is smallest (exhaustive: a frame holds few hands).
+    /// Pairs hands so the summed mean landmark distance is smallest: `min(a.count, b.count)` pairs, each hand in
+    /// at most one. By the Hungarian method (`assignment`), in time cubic in the hands, not factorial: a file
+    /// may hold any number of hands in a frame (a crowd, or a hostile file), where trying every pairing of 14
+    /// took hours.
     static func match(_ a: [KeypointFile.Hand], _ b: [KeypointFile.Hand], width: Int, height: Int) -> [(KeypointFile.Hand, KeypointFile.Hand)] {
         guard !a.isEmpty, !b.isEmpty else { return [] }
         let cost = a.map { ha in b.map { hb in meanDistance(ha, hb, width: width, height: height) } }
-        var best: [(Int, Int)] = [], bestCost = Double.infinity
-        func search(_ i: Int, _ used: Set<Int>, _ pairs: [(Int, Int)], _ total: Double) {
-            if i == a.count || used.count == b.count {
-                if pairs.count == min(a.count, b.count) && total < bestCost { best = pairs; bestCost = total }
-                return
-            }
-            for j in b.indices where !used.contains(j) {
-                search(i + 1, used.union([j]), pairs + [(i, j)], total + cost[i][j])
-            }
-            if a.count - i > b.count - used.count { search(i + 1, used, pairs, total) }
+        return assignment(cost).map { (a[$0.0], b[$0.1]) }
+    }
+
+    /// The pairs (row, column) of `cost` (rows of equal length) with the smallest sum, one per row or column,
+    /// whichever are fewer, sorted by row: the Hungarian method with potentials (Kuhn and Munkres), written
+    /// by hand for want of a Swift package that has it. Costs past 1e15 (an infinite distance: no landmarks)
+    /// count as 1e15.
+    static func assignment(_ cost: [[Double]]) -> [(Int, Int)] {
+        guard let columns = cost.first?.count, columns > 0 else { return [] }
+        let transposed = cost.count > columns
+        let n = transposed ? columns : cost.count, m = transposed ? cost.count : columns
+        func c(_ i: Int, _ j: Int) -> Double { min(transposed ? cost[j][i] : cost[i][j], 1e15) }
+        // 1-based: u, v the potentials of rows and columns, p[j] the row holding column j, way[j] the column
+        // before j on the path being grown.
+        var u = [Double](repeating: 0, count: n + 1), v = [Double](repeating: 0, count: m + 1)
+        var p = [Int](repeating: 0, count: m + 1), way = [Int](repeating: 0, count: m + 1)
+        for i in 1...n {
+            p[0] = i
+            var j0 = 0
+            var minv = [Double](repeating: .infinity, count: m + 1), used = [Bool](repeating: false, count: m + 1)
+            repeat {
+                used[j0] = true
+                let i0 = p[j0]
+                var delta = Double.infinity, j1 = 0
+                for j in 1...m where !used[j] {
+                    let cur = c(i0 - 1, j - 1) - u[i0] - v[j]
+                    if cur < minv[j] { minv[j] = cur; way[j] = j0 }
+                    if minv[j] < delta { delta = minv[j]; j1 = j }
+                }
+                for j in 0...m {
+                    if used[j] { u[p[j]] += delta; v[j] -= delta } else { minv[j] -= delta }
+                }
+                j0 = j1
+            } while p[j0] != 0
+            repeat {
+                let j1 = way[j0]
+                p[j0] = p[j1]
+                j0 = j1
+            } while j0 != 0
         }
-        search(0, [], [], 0)
-        return best.map { (a[$0.0], b[$0.1]) }
+        let pairs = (1...m).filter { p[$0] != 0 }.map { transposed ? ($0 - 1, p[$0] - 1) : (p[$0] - 1, $0 - 1) }
+        return pairs.sorted { $0.0 < $1.0 }
     }
 }
 

@@ -420,8 +420,15 @@ struct ElanReader {
                 for key in chains.keys { chains[key]!.sort() }
                 c.chains = chains
             }
-            let chain = ordered(c.chains!["\(a.tier)/\(ref.parent)"] ?? [i], c)
-            let n = Int64(chain.count), k = Int64(chain.firstIndex(of: i) ?? 0)
+            // Each chain ordered once, its members' places looked up: a tier of m annotations referring to one
+            // parent was ordered once for each of them, m^2 to m^3 steps (a file of 20,000 took hours).
+            let key = "\(a.tier)/\(ref.parent)"
+            if c.chainPlaces[key] == nil {
+                let chain = ordered(c.chains![key] ?? [i], c)
+                c.chainPlaces[key] = (chain.count, Dictionary(chain.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a }))
+            }
+            let place = c.chainPlaces[key]!
+            let n = Int64(place.count), k = Int64(place.index[i] ?? 0)
             result = n == 1 ? (b, e) : (b + k * (e - b) / n, b + (k + 1) * (e - b) / n)
         }
         c.timesMemo[i] = result
@@ -444,11 +451,17 @@ struct ElanReader {
     /// slots with no aligned slot on one side are left out.
     static func placement(tier: Int, _ c: Collector) -> Placement {
         if let known = c.placements[tier] { return known }
-        var slots: [Int32] = []
-        for i in c.annotations.indices {
-            let a = c.annotations[i]
-            if a.tier == Int32(tier) && a.slot1 >= 0 { slots.append(a.slot1); slots.append(a.slot2) }
+        // Every tier's slots gathered in one pass over the annotations, not one pass a tier (a file of many
+        // tiers, each with an unaligned slot, cost tiers x annotations).
+        if c.tierSlots == nil {
+            var all: [Int32: [Int32]] = [:]
+            for i in c.annotations.indices {
+                let a = c.annotations[i]
+                if a.slot1 >= 0 { all[a.tier, default: []] += [a.slot1, a.slot2] }
+            }
+            c.tierSlots = all
         }
+        var slots = c.tierSlots![Int32(tier)] ?? []
         slots.sort()
         var order: [Int32] = []
         order.reserveCapacity(slots.count)
@@ -475,8 +488,8 @@ struct ElanReader {
     static func ordered(_ members: [Int], _ c: Collector) -> [Int] {
         let byPrevious = Dictionary(members.compactMap { i in c.refs[i]?.previous.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
         guard var current = members.first(where: { c.refs[$0]?.previous == nil }) else { return members }
-        var out = [current]
-        while let next = byPrevious[c.id(c.annotations[current])], !out.contains(next) { out.append(next); current = next }
+        var out = [current], seen: Set = [current]
+        while let next = byPrevious[c.id(c.annotations[current])], seen.insert(next).inserted { out.append(next); current = next }
         return out.count == members.count ? out : members
     }
 
@@ -509,6 +522,10 @@ struct ElanReader {
         /// REF annotations' times worked out, and REF annotations by tier and parent (`ElanReader.times`).
         var timesMemo: [Int: (Int64, Int64)?] = [:]
         var chains: [String: [Int]]?
+        /// Each tier's slots (two an aligned annotation), gathered on first need by `placement`.
+        var tierSlots: [Int32: [Int32]]?
+        /// Each chain's length and its members' places in it, by "tier/parent", once ordered.
+        var chainPlaces: [String: (count: Int, index: [Int: Int])] = [:]
         /// Annotations by id, built when a REF_ANNOTATION needs its parent.
         lazy var annotationIndex: [String: Int] = {
             var index: [String: Int] = [:]
@@ -518,7 +535,7 @@ struct ElanReader {
 
         /// The slot an id names.
         func slot(_ id: String) -> Int32? {
-            if let n = Self.number(id) { return n < slotByNumber.count && slotByNumber[n] >= 0 ? slotByNumber[n] : nil }
+            if let n = Self.number(id), n < slotByNumber.count, slotByNumber[n] >= 0 { return slotByNumber[n] }
             return slotByName[id]
         }
         /// A slot's id, for messages (the table from slots to numbers is made at the first message).
@@ -607,7 +624,9 @@ struct ElanReader {
                     }
                 }
                 let index = Int32(slotTime.count)
-                if let n = Self.number(id), n < 50_000_000 {
+                // By number in a table while the numbers stay near the count of slots (as ELAN writes them); a
+                // number far past it (ts49999999 alone would make a table of 200 MB) by name.
+                if let n = Self.number(id), n < 50_000_000, n <= 2 * slotTime.count + 65_536 {
                     if n >= slotByNumber.count { slotByNumber += [Int32](repeating: -1, count: max(n + 1 - slotByNumber.count, slotByNumber.count)) }
                     slotByNumber[n] = index
                 } else {
@@ -623,10 +642,10 @@ struct ElanReader {
                     problems.append((line, "tier \(Diagnostic.quote(tiers.last?.id ?? "")), annotation \(id): a time slot it names is not in TIME_ORDER"))
                     return
                 }
-                current = Annotation(id: compactID(id), tier: Int32(tier), slot1: s1, slot2: s2, value: -1, line: Int32(line))
+                current = Annotation(id: compactID(id), tier: Int32(tier), slot1: s1, slot2: s2, value: -1, line: Int32(clamping: line))
                 currentRef = nil
             case "REF_ANNOTATION":
-                current = Annotation(id: compactID(a["ANNOTATION_ID"] ?? ""), tier: Int32(tier), slot1: -1, slot2: -1, value: -1, line: Int32(line))
+                current = Annotation(id: compactID(a["ANNOTATION_ID"] ?? ""), tier: Int32(tier), slot1: -1, slot2: -1, value: -1, line: Int32(clamping: line))
                 currentRef = (a["ANNOTATION_REF"] ?? "", a["PREVIOUS_ANNOTATION"])
             case "ANNOTATION_VALUE":
                 inValue = true

@@ -98,8 +98,9 @@ public enum RegularFile {
     public static func pinned<R>(_ path: String, _ body: (String) throws -> R) throws -> R {
         let fd = try open(path)
         defer { close(fd) }
-        let name = "/proc/self/fd/\(fd)"
-        return try body(access(name, R_OK) == 0 ? name : path)
+        var st = stat()
+        let hasProc = stat("/proc/self/fd", &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+        return try body(hasProc ? "/proc/self/fd/\(fd)" : path)
     }
 
     /// The whole of a regular file, read without blocking on a special file.

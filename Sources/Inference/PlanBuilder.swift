@@ -107,6 +107,10 @@ struct PlanBuilder {
                 guard let values = try constant(op.inputs[0]) else {
                     throw InferenceError.unsupportedOption(path: model.path, index: op.index, name: op.code.name, reason: "a non-constant input")
                 }
+                // The values stand for the output tensor, whose shape every later check trusts.
+                guard values.count == model.tensors[op.outputs[0]].count else {
+                    throw fail(op, "\(values.count) values for an output of shape \(model.tensors[op.outputs[0]].shape)")
+                }
                 constants[op.outputs[0]] = values
                 continue
             }
@@ -262,8 +266,13 @@ struct PlanBuilder {
             throw fail(op, "filter shape \(ws) does not fit input \(input) and output \(out)")
         }
         let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+        guard bias.map({ $0.count == out.c }) ?? true else { throw fail(op, "\(bias!.count) biases for \(out.c) outputs") }
         let window = window(op, input: input, kh: ws[1], kw: ws[2], o)
         guard window.outH == out.h, window.outW == out.w else { throw fail(op, "output \(out) but the window gives \(window.outH)x\(window.outW)") }
+        // The tensor written is the fused ADD's or PRELU's output, when there is one: the convolution's size too.
+        guard model.tensors[output].count == out.h * out.w * out.c, residual.map({ model.tensors[$0].count == model.tensors[output].count }) ?? true else {
+            throw fail(op, "a fused operator's tensors are not the size of the convolution's output \(out)")
+        }
         let conv = Conv2D(input: input, outputChannels: out.c, window: window, weights: w, bias: bias)
         var alphaBuffer: FloatBuffer? = nil
         if let alpha {
@@ -289,6 +298,7 @@ struct PlanBuilder {
                 throw fail(op, "filter shape \(ws) does not fit input \(input)")
             }
             let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+            guard bias.map({ $0.count == input.c }) ?? true else { throw fail(op, "\(bias!.count) biases for \(input.c) channels") }
             let window = window(op, input: input, kh: ws[1], kw: ws[2], o)
             guard window.outH == output.h, window.outW == output.w else { throw fail(op, "output \(output) does not match the window") }
             return DepthwiseStep(conv: DepthwiseConv2D(input: input, window: window, weights: w, bias: bias, activation: o.activation),
@@ -310,14 +320,17 @@ struct PlanBuilder {
             guard a.shape == b.shape, try constant(a.index) == nil, try constant(b.index) == nil else {
                 throw fail(op, "broadcasting or constant operands (\(a.shape) + \(b.shape))")
             }
+            guard a.count == outCount else { throw fail(op, "output of \(outCount) values for operands of \(a.count)") }
             return AddStep(a: a.index, b: b.index, output: out, count: outCount, activation: act)
         case .prelu:
             let shape = model.tensors[op.inputs[0]].shape
-            guard let alpha = try constant(op.inputs[1]), let c = shape.last, alpha.count == c else {
+            guard let alpha = try constant(op.inputs[1]), let c = shape.last, c > 0, alpha.count == c else {
                 throw fail(op, "slopes must be constant, one per channel")
             }
+            guard model.tensors[op.inputs[0]].count == outCount else { throw fail(op, "output of \(outCount) values for an input of \(shape)") }
             return PReluStep(input: op.inputs[0], output: out, alpha: FloatBuffer(alpha), channels: c, pixels: outCount / c)
         case .logistic:
+            guard model.tensors[op.inputs[0]].count == outCount else { throw fail(op, "input and output sizes differ") }
             return LogisticStep(input: op.inputs[0], output: out, count: outCount)
         case .reshape:
             guard model.tensors[op.inputs[0]].count == outCount else { throw fail(op, "element counts differ") }
@@ -351,6 +364,7 @@ struct PlanBuilder {
             let outer = outShape[..<axis].reduce(1, *), inner = outShape[(axis + 1)...].reduce(1, *)
             var parts: [(Int, Int)] = []
             for t in op.inputs {
+                guard t >= 0 else { throw fail(op, "an input left out") }
                 let s = model.tensors[t].shape
                 guard s.count == outShape.count, try constant(t) == nil else { throw fail(op, "input shapes") }
                 parts.append((t, s[axis]))
@@ -360,6 +374,7 @@ struct PlanBuilder {
         case .resizeBilinear:
             guard case .resize(let align, let half) = op.options else { throw fail(op, "missing options") }
             let input = try hwc(op.inputs[0], op), output = try hwc(out, op)
+            guard output.c == input.c else { throw fail(op, "output \(output) for input \(input): the channels differ") }
             return ResizeStep(input: op.inputs[0], output: out, shape: input, outH: output.h, outW: output.w,
                               alignCorners: align, halfPixelCenters: half)
         case .fullyConnected:
@@ -368,11 +383,13 @@ struct PlanBuilder {
             guard ws.count == 2, let w = try constant(op.inputs[1]) else { throw fail(op, "weights must be constant [N, K]") }
             let (n, k) = (ws[0], ws[1])
             let inCount = model.tensors[op.inputs[0]].count
-            guard inCount % k == 0, outCount == inCount / k * n else { throw fail(op, "input \(inCount) values for K=\(k)") }
+            guard n > 0, k > 0, w.count == n * k, inCount % k == 0, outCount == inCount / k * n else { throw fail(op, "input \(inCount) values for K=\(k)") }
             let bias = op.inputs.count > 2 && op.inputs[2] >= 0 ? try constant(op.inputs[2]) : nil
+            guard bias.map({ $0.count == n }) ?? true else { throw fail(op, "\(bias!.count) biases for \(n) outputs") }
             return FullyConnectedStep(fc: FullyConnected(k: k, n: n, weights: w, bias: bias, activation: act),
                                       input: op.inputs[0], output: out, batch: inCount / k)
         case .relu:
+            guard model.tensors[op.inputs[0]].count == outCount else { throw fail(op, "input and output sizes differ") }
             return ReluStep(input: op.inputs[0], output: out, count: outCount)
         case .mul:
             guard case .activation(let act) = op.options, act == .none else { throw fail(op, "a fused activation") }

@@ -50,10 +50,14 @@ public enum NpzArchive {
 }
 
 extension NpzArchive {
-    /// The members of an `.npz` file, by name (without `.npy`). A member is unpacked only when the size its
-    /// entry declares fits in half of `memory` (the process's, `CGroup.memoryLimit`; it is read, then turned
-    /// into floats), and never past that size: a few megabytes of deflated zeros can declare, or unpack to,
-    /// more than the machine holds.
+    /// Bytes of memory reading a member takes for each byte it unpacks to, at most: the bytes, `Npy.read`'s copy
+    /// of them, and a float for each value of a one-byte type.
+    public static let memoryPerByte: UInt64 = 6
+
+    /// The members of an `.npz` file, by name (without `.npy`). The archive is read only when its members'
+    /// declared sizes, `memoryPerByte` times over, fit in `memory` (the process's, `CGroup.memoryLimit`), and
+    /// no member is unpacked past its declared size: a few megabytes of deflated zeros can declare, or unpack
+    /// to, more than the machine holds, where the bytes on disk say nothing of it.
     public static func read(_ url: URL, memory: UInt64 = CGroup.memoryLimit) throws -> [String: Npy.Loaded] {
         // Only a regular file, the one checked: ZIPFoundation would wait on a FIFO for ever.
         let archive: Archive
@@ -64,19 +68,34 @@ extension NpzArchive {
         } catch {
             throw KeypointError.unreadable(path: url.path, reason: "not a zip archive (\(describe(error)))")
         }
-        var out: [String: Npy.Loaded] = [:]
-        for entry in archive where entry.type == .file && entry.path.hasSuffix(".npy") {
-            let declared = entry.uncompressedSize
-            guard declared <= memory / 2 else {
-                throw KeypointError.unreadable(path: url.path, reason: "member \(entry.path) unpacks to \(declared) bytes, more than half "
-                                               + "the \(memory) bytes of memory this process may use")
+        let members = archive.filter { $0.type == .file && $0.path.hasSuffix(".npy") }
+        var total: UInt64 = 0
+        for entry in members {
+            let (sum, overflow) = total.addingReportingOverflow(entry.uncompressedSize)
+            guard !overflow, sum <= memory / memoryPerByte else {
+                throw KeypointError.unreadable(path: url.path, reason: "its members unpack to more than \(memory / memoryPerByte) bytes, and reading "
+                                               + "them would take more than the \(memory) bytes of memory this process may use")
             }
+            total = sum
+        }
+        var out: [String: Npy.Loaded] = [:]
+        for entry in members {
+            let declared = entry.uncompressedSize
             var data = Data()
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
-                guard UInt64(data.count) + UInt64(chunk.count) <= declared else {
-                    throw KeypointError.invalid(path: url.path, reason: "member \(entry.path) unpacks to more than the \(declared) bytes its entry declares")
+            do {
+                _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                    guard UInt64(data.count) + UInt64(chunk.count) <= declared else {
+                        throw KeypointError.invalid(path: url.path, reason: "member \(entry.path) unpacks to more than the \(declared) bytes its entry declares")
+                    }
+                    data.append(chunk)
                 }
-                data.append(chunk)
+            } catch let error as KeypointError {
+                throw error
+            } catch {
+                throw KeypointError.invalid(path: url.path, reason: "member \(entry.path) cannot be unpacked (\(describe(error)))")
+            }
+            guard UInt64(data.count) == declared else {
+                throw KeypointError.invalid(path: url.path, reason: "member \(entry.path) unpacks to \(data.count) bytes, not the \(declared) its entry declares")
             }
             out[String(entry.path.dropLast(4))] = try Npy.read(data, name: "\(url.path):\(entry.path)")
         }

@@ -45,7 +45,7 @@ struct ExtractionFlags: ParsableArguments {
                              discussion: "Keypoint files gain `bodies` per frame and `person` per hand (format version 2); .pose files gain POSE_LANDMARKS, so pose-format's normalize() and estimate_active_hand() work; npz and CSV gain the body. Needs pose_detection.tflite and pose_landmark_full.tflite beside the hand models (make setup places them)."))
     var body = false
 
-    @Option(help: "With --body: most people per frame.")
+    @Option(help: "With --body: most people per frame (1 to 100).")
     var maxBodies = 1
 
     @Flag(help: ArgumentHelp("MediaPipe Holistic as pose-format's video_to_pose runs it (legacy mp.solutions.holistic of mediapipe 0.10.14, model complexity 1, smoothing on): one person's body, each hand found from the body's arm, and the face (468 points; 478 with --refine-face) found from the body's head, on handpose's engine.",

@@ -25,7 +25,7 @@ struct Render: ParsableCommand {
     @Option(help: "Frame indices to write as PNG, e.g. 10,20,30.") var frames: String?
     @Option(help: "Write every Nth frame as PNG.") var every: Int?
     @Flag(help: "Write one contact-sheet PNG of evenly spaced frames.") var sheet = false
-    @Option(help: "Frames on the contact sheet.") var sheetFrames = 12
+    @Option(help: "Frames on the contact sheet (1 to 100).") var sheetFrames = 12
     @Option(help: "Plot this keypoint file over time.", completion: .file(extensions: ["json"])) var timeline: String?
     @Option(help: "Annotation file whose segments are drawn as bands on the timeline.", completion: .file(extensions: ["csv", "json"])) var annotations: String?
 

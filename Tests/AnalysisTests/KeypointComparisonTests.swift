@@ -1,4 +1,4 @@
-import Analysis
+@testable import Analysis
 import Foundation
 import HandLandmarks
 import Keypoints
@@ -126,5 +126,44 @@ final class KeypointComparisonTests: XCTestCase {
         var b = file([[hand()]])
         b.video.width = 200
         XCTAssertThrowsError(try KeypointComparison.compare(file([[hand()]]), b, path: "clip.mp4"))
+    }
+
+    /// The pairing's summed cost is the smallest there is: against every pairing tried, on random matrices of
+    /// every shape up to 5x5 (more rows than columns too), each row and column used at most once.
+    func testTheAssignmentIsTheCheapestPairing() {
+        var g = SystemRandomNumberGenerator()
+        for rows in 1...5 {
+            for columns in 1...5 {
+                for _ in 0..<20 {
+                    let cost = (0..<rows).map { _ in (0..<columns).map { _ in Double(Int.random(in: 0...9, using: &g)) } }
+                    let pairs = KeypointComparison.assignment(cost)
+                    XCTAssertEqual(pairs.count, min(rows, columns))
+                    XCTAssertEqual(Set(pairs.map(\.0)).count, pairs.count)
+                    XCTAssertEqual(Set(pairs.map(\.1)).count, pairs.count)
+                    func cheapest(_ i: Int, _ used: Set<Int>, _ left: Int) -> Double {
+                        guard left > 0 else { return 0 }
+                        guard i < rows else { return .infinity }
+                        var best = rows - i > left ? cheapest(i + 1, used, left) : .infinity
+                        for j in 0..<columns where !used.contains(j) { best = min(best, cost[i][j] + cheapest(i + 1, used.union([j]), left - 1)) }
+                        return best
+                    }
+                    XCTAssertEqual(pairs.map { cost[$0.0][$0.1] }.reduce(0, +), cheapest(0, [], min(rows, columns)), "\(cost)")
+                }
+            }
+        }
+    }
+
+    /// A frame of many hands on each side (a crowd, or a hostile file) is paired at once, each hand with its
+    /// own: trying every pairing of 14 hands took hours.
+    func testAFrameOfManyHandsIsPairedAtOnce() throws {
+        let hands = (0..<14).map { hand(dx: Float($0) * 3) }
+        let a = file([hands]), b = file([hands.reversed().map { h in
+            var h = h
+            h.landmarks = h.landmarks.map { [$0[0] + 0.001, $0[1], $0[2]] }
+            return h
+        }])
+        let c = try KeypointComparison.compare(a, b, path: "clip.mp4")
+        XCTAssertEqual(c.matchedHands, 14)
+        XCTAssertEqual(c.meanDeviation, 0.1 / 53.851648, accuracy: 1e-5, "each hand with its own, 0.1 px apart")
     }
 }

@@ -231,6 +231,40 @@ final class ElanReaderTests: XCTestCase {
         }
     }
 
+    /// A dependent tier of 20,000 annotations referring to one parent, linked by PREVIOUS_ANNOTATION and
+    /// written in reverse: each gets its share of the parent's time in link order. Each chain is ordered once
+    /// (it was ordered once an annotation, with a linear search in each: about 10^12 steps, hours, here).
+    func testALongChainOfReferringAnnotationsIsOrderedOnce() throws {
+        let m = 20_000
+        var x = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <ANNOTATION_DOCUMENT FORMAT="3.0" VERSION="3.0">
+         <HEADER TIME_UNITS="milliseconds"><MEDIA_DESCRIPTOR MEDIA_URL="file:///x/clip.mp4" MIME_TYPE="video/mp4" RELATIVE_MEDIA_URL="./clip.mp4"/></HEADER>
+         <TIME_ORDER><TIME_SLOT TIME_SLOT_ID="ts1" TIME_VALUE="0"/><TIME_SLOT TIME_SLOT_ID="ts2" TIME_VALUE="\(m)"/></TIME_ORDER>
+         <TIER LINGUISTIC_TYPE_REF="g" TIER_ID="RH">
+          <ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID="a1" TIME_SLOT_REF1="ts1" TIME_SLOT_REF2="ts2"><ANNOTATION_VALUE>sign</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>
+         </TIER>
+         <TIER LINGUISTIC_TYPE_REF="m" PARENT_REF="RH" TIER_ID="parts">
+
+        """
+        for k in (0..<m).reversed() {
+            let previous = k == 0 ? "" : " PREVIOUS_ANNOTATION=\"a\(k + 1)\""
+            x += "  <ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"a\(k + 2)\" ANNOTATION_REF=\"a1\"\(previous)><ANNOTATION_VALUE>p\(k)</ANNOTATION_VALUE></REF_ANNOTATION></ANNOTATION>\n"
+        }
+        x += " </TIER>\n</ANNOTATION_DOCUMENT>\n"
+        let url = dir.appendingPathComponent("chain.eaf")
+        try x.write(to: url, atomically: true, encoding: .utf8)
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("clip.mp4").path, contents: Data())
+        let set = load(url, tiers: ["parts"])
+        XCTAssertEqual(set.errorCount, 0, "\(set.errors.prefix(3))")
+        XCTAssertEqual(set.segments.count, m)
+        for s in set.segments where ["p0", "p1", "p7777", "p\(m - 1)"].contains(s.label) {
+            let k = Double(Int(s.label.dropFirst())!)
+            XCTAssertEqual(s.start, k / 1000, s.label)
+            XCTAssertEqual(s.end, (k + 1) / 1000, s.label)
+        }
+    }
+
     func testNotELANAndBrokenXML() throws {
         let bad = dir.appendingPathComponent("bad.eaf")
         try "<ANNOTATION_DOCUMENT>\n<TIME_ORDER>\n<TIME_SLOT TIME_SLOT_ID=\"ts1\" TIME_VALUE=\"10\">\n</ANNOTATION_DOCUMENT>\n".write(to: bad, atomically: true, encoding: .utf8)

@@ -116,4 +116,54 @@ final class CorruptModelTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("not a regular file"), "\($0)")
         }
     }
+
+    /// Where a tensor's shape dimension `dim` (or an operator's input `k`) is stored in the model's bytes.
+    func slot(_ bytes: [UInt8], tensor t: Int, dim: Int) throws -> Int {
+        try bytes.withUnsafeBytes { raw in
+            let fb = FlatBuffer(bytes: raw, path: "x")
+            return try fb.indirect(try XCTUnwrap(try fb.root().tables(2)[0].tables(0)[t].field(0))) + 4 + 4 * dim
+        }
+    }
+
+    func slot(_ bytes: [UInt8], op: Int, input k: Int) throws -> Int {
+        try bytes.withUnsafeBytes { raw in
+            let fb = FlatBuffer(bytes: raw, path: "x")
+            return try fb.indirect(try XCTUnwrap(try fb.root().tables(2)[0].tables(3)[op].field(1))) + 4 + 4 * k
+        }
+    }
+
+    func put(_ value: Int32, at at: Int, in bytes: inout [UInt8]) {
+        for k in 0..<4 { bytes[at + k] = UInt8(truncatingIfNeeded: UInt32(bitPattern: value) >> (8 * k)) }
+    }
+
+    /// Shapes that disagree with what an operator writes or reads (the audit of 2026-11-29): each would have
+    /// let a step write past its tensor's place in the arena, or read past it, or trap. Each is refused when
+    /// the plan is made, naming the operator; the model as shipped still runs.
+    func testShapesAnOperatorWouldWritePastAreRefused() throws {
+        let path = try Fixtures.modelPath("palm_detection_lite")
+        let shipped = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let model = try TFLiteModel(path: path)
+        XCTAssertNil(load(shipped))
+        func refused(_ label: String, saying text: String, _ edit: (inout [UInt8]) throws -> Void) throws {
+            var bytes = shipped
+            try edit(&bytes)
+            let error = load(bytes)
+            XCTAssertTrue(error is InferenceError && "\(error!)".contains(text), "\(label): \(String(describing: error))")
+        }
+        let producer = Dictionary(model.operators.flatMap { op in op.outputs.map { ($0, op) } }, uniquingKeysWith: { a, _ in a })
+        // RESIZE_BILINEAR into fewer channels than its input holds.
+        let resize = try XCTUnwrap(model.operators.first { $0.code == .resizeBilinear })
+        try refused("resize", saying: "the channels differ") { try put(1, at: slot($0, tensor: resize.outputs[0], dim: 3), in: &$0) }
+        // CONCATENATION with an input left out (-1).
+        let concat = try XCTUnwrap(model.operators.first { $0.code == .concatenation && $0.inputs.count > 1 })
+        try refused("concatenation", saying: "an input left out") { try put(-1, at: slot($0, op: concat.index, input: 1), in: &$0) }
+        // DEQUANTIZE into a tensor of another size than its values.
+        let dequantize = try XCTUnwrap(model.operators.first { $0.code == .dequantize && model.tensors[$0.outputs[0]].shape.first ?? 0 > 1 })
+        try refused("dequantize", saying: "values for an output of shape") { try put(1, at: slot($0, tensor: dequantize.outputs[0], dim: 0), in: &$0) }
+        // CONV_2D with its ADD (and PRELU) fused: the last fused output made one row high.
+        let add = try XCTUnwrap(model.operators.first { op in op.code == .add && op.inputs.contains { producer[$0]?.code == .conv2D }
+                                                           && model.tensors[op.outputs[0]].shape[1] > 1 })
+        let last = model.operators.first { $0.code == .prelu && $0.inputs.first == add.outputs[0] }?.outputs[0] ?? add.outputs[0]
+        try refused("fused convolution", saying: "not the size of the convolution's output") { try put(1, at: slot($0, tensor: last, dim: 1), in: &$0) }
+    }
 }

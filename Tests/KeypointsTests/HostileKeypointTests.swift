@@ -2,6 +2,7 @@ import FileSystem
 import Foundation
 import KeypointFormats
 import XCTest
+import ZIPFoundation
 @testable import Keypoints
 
 /// Keypoint files with numbers past their documented ranges (`InputRange`), cut or emptied, or special
@@ -113,14 +114,43 @@ final class HostileKeypointTests: XCTestCase {
         XCTAssertThrowsError(try Npy.read(big, name: "x.npy")) { XCTAssertTrue("\($0)".contains("more values than any file"), "\($0)") }
     }
 
-    /// An `.npz` member is unpacked only when the size its entry declares fits in half the process's memory:
-    /// a member declaring more is refused before anything is unpacked.
-    func testNpzMembersPastTheMemoryAreRefused() throws {
+    /// An `.npz` archive is read only when its members' declared sizes fit the memory reading them takes, and a
+    /// member is never unpacked past the size its entry declares: one declaring fewer bytes than it holds (as a
+    /// bomb's entry could, its deflated data unpacking to far more) is refused, not read on.
+    func testNpzMembersPastTheMemoryOrTheirDeclaredSizeAreRefused() throws {
         let url = dir.appendingPathComponent("data.npz")
-        try NpzArchive.make([("X.npy", Npy.encode([Float](repeating: 0, count: 1000), shape: [1000]))]).write(to: url)
+        let member = Npy.encode([Float](repeating: 0, count: 1000), shape: [1000])
+        try NpzArchive.make([("X.npy", member), ("y.npy", member)]).write(to: url)
         XCTAssertEqual(try NpzArchive.read(url)["X"]?.values.count, 1000)
-        XCTAssertThrowsError(try NpzArchive.read(url, memory: 4000)) {
-            XCTAssertTrue("\($0)".contains("data.npz") && "\($0)".contains("X.npy") && "\($0)".contains("half"), "\($0)")
+        XCTAssertNoThrow(try NpzArchive.read(url, memory: UInt64(2 * member.count) * NpzArchive.memoryPerByte))
+        XCTAssertThrowsError(try NpzArchive.read(url, memory: UInt64(2 * member.count) * NpzArchive.memoryPerByte - 1)) {
+            XCTAssertTrue("\($0)".contains("data.npz") && "\($0)".contains("unpack to more than"), "\($0)")
+        }
+        // A deflated X.npy whose headers (local, then central) declare 100 bytes fewer than it unpacks to.
+        try FileManager.default.removeItem(at: url)
+        let zip = try Archive(url: url, accessMode: .create)
+        try zip.addEntry(with: "X.npy", type: .file, uncompressedSize: Int64(member.count), compressionMethod: .deflate) { position, size in
+            member[Int(position)..<Int(position) + size]
+        }
+        var bytes = try Data(contentsOf: url)
+        func patch(signature: [UInt8], sizeAt offset: Int) {
+            var from = bytes.startIndex
+            while let r = bytes[from...].firstRange(of: signature) {
+                let at = r.lowerBound + offset
+                let size = bytes[at..<at + 4].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+                if size == member.count {
+                    for k in 0..<4 { bytes[at + k] = UInt8(truncatingIfNeeded: (size - 100) >> (8 * k)) }
+                    return
+                }
+                from = r.upperBound
+            }
+            XCTFail("no header of X.npy")
+        }
+        patch(signature: [0x50, 0x4B, 0x03, 0x04], sizeAt: 22)
+        patch(signature: [0x50, 0x4B, 0x01, 0x02], sizeAt: 24)
+        try bytes.write(to: url)
+        XCTAssertThrowsError(try NpzArchive.read(url)) {
+            XCTAssertTrue("\($0)".contains("data.npz") && "\($0)".contains("X.npy"), "\($0)")
         }
     }
 }

@@ -17,6 +17,7 @@
 static inline int cffmpeg_error_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
 static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
+static inline int cffmpeg_error_nomem(void) { return AVERROR(ENOMEM); }
 static inline int64_t cffmpeg_nopts(void) { return AV_NOPTS_VALUE; }
 
 /// FFmpeg's message for an error code, copied into `buffer`.

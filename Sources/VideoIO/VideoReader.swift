@@ -63,13 +63,13 @@ public final class VideoReader {
         format = ctx
         rc = avformat_find_stream_info(ctx, nil)
         guard rc >= 0 else {
-            avformat_close_input(&format)
+            Self.closeInput(&format)
             throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc))
         }
         var decoder: UnsafePointer<AVCodec>? = nil
         let best = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
         if best < 0 {
-            avformat_close_input(&format)
+            Self.closeInput(&format)
             if best == AVERROR_DECODER_NOT_FOUND_CODE {
                 throw VideoError.unsupportedCodec(path: path, codec: "unknown")
             }
@@ -80,11 +80,11 @@ public final class VideoReader {
         let par = stream.pointee.codecpar!
         guard let decoder else {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
-            avformat_close_input(&format)
+            Self.closeInput(&format)
             throw VideoError.unsupportedCodec(path: path, codec: name)
         }
         guard let cc = avcodec_alloc_context3(decoder) else {
-            avformat_close_input(&format)
+            Self.closeInput(&format)
             throw VideoError.unreadable(path: path, ffmpeg: "out of memory")
         }
         codec = cc
@@ -95,7 +95,7 @@ public final class VideoReader {
         guard rc >= 0 else {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             avcodec_free_context(&codec)
-            avformat_close_input(&format)
+            Self.closeInput(&format)
             throw VideoError.unsupportedCodec(path: path, codec: "\(name): \(ffmpegMessage(rc))")
         }
         packet = av_packet_alloc()
@@ -182,7 +182,7 @@ public final class VideoReader {
         av_frame_free(&frame)
         av_packet_free(&packet)
         avcodec_free_context(&codec)
-        avformat_close_input(&format)
+        Self.closeInput(&format)
     }
 
     /// The next frame in presentation order, or nil at the end of the clip.
@@ -421,8 +421,11 @@ public final class VideoReader {
     /// `avformat_open_input` for a file from outside: only the file protocol, no demuxer that opens
     /// other files or streams, and an image's name taken as it is (the image demuxer would read
     /// `clip%03d.png` as a numbered sequence of other files).
-    /// FFmpeg opens the file by name: it is handed the name of the regular file as checked
-    /// (`RegularFile.pinned`), so a file swapped for a FIFO after the check is refused, not waited on.
+    /// FFmpeg reads the file through an I/O context opened on the name of the regular file as checked
+    /// (`RegularFile.pinned`), so a file swapped for a FIFO after the check is refused, not waited on. The
+    /// format context keeps the file's own name: the demuxer is chosen from the file's bytes and its extension as
+    /// before (`image2` for a `.png` whose bytes no image demuxer knows, which then fails to decode), and
+    /// `image2` reads the frame through that context. Close with `closeInput`, which closes the I/O context too.
     static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String) throws -> Int32 {
         var options: OpaquePointer? = nil
         av_dict_set(&options, "protocol_whitelist", "file", 0)
@@ -430,10 +433,35 @@ public final class VideoReader {
         av_dict_set(&options, "pattern_type", "none", 0)
         defer { av_dict_free(&options) }
         do {
-            return try RegularFile.pinned(path) { name in avformat_open_input(&ctx, "file:" + name, nil, &options) }
+            return try RegularFile.pinned(path) { name in
+                var io: OpaquePointer? = nil
+                av_dict_set(&io, "protocol_whitelist", "file", 0)
+                defer { av_dict_free(&io) }
+                var pb: UnsafeMutablePointer<AVIOContext>? = nil
+                let rc = avio_open2(&pb, "file:" + name, AVIO_FLAG_READ, nil, &io)
+                guard rc >= 0 else { return rc }
+                guard let c = avformat_alloc_context() else {
+                    avio_closep(&pb)
+                    return cffmpeg_error_nomem()
+                }
+                c.pointee.pb = pb
+                var opened: UnsafeMutablePointer<AVFormatContext>? = c
+                // On failure FFmpeg frees the format context, but not an I/O context it was given.
+                let result = avformat_open_input(&opened, "file:" + path, nil, &options)
+                if result < 0 { avio_closep(&pb) }
+                ctx = opened
+                return result
+            }
         } catch let refusal as RegularFile.Refusal {
             throw VideoError.unreadable(path: path, ffmpeg: refusal.reason)
         }
+    }
+
+    /// Closes a format context from `openInput` and the I/O context it was given.
+    static func closeInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?) {
+        var pb = ctx?.pointee.pb
+        avformat_close_input(&ctx)
+        avio_closep(&pb)
     }
 
     /// Reads every packet of the video stream without decoding: their timestamps, sorted.
@@ -442,7 +470,7 @@ public final class VideoReader {
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         var rc = try openInput(&ctx, path)
         guard rc >= 0, let c = ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
-        defer { avformat_close_input(&ctx) }
+        defer { closeInput(&ctx) }
         rc = avformat_find_stream_info(c, nil)
         guard rc >= 0 else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         let index = av_find_best_stream(c, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)

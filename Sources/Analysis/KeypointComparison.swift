@@ -91,6 +91,9 @@ public struct KeypointComparison: Sendable {
     }
 
     /// Compares `a` with `b` (the reference). Sizes must agree.
+    /// The most hands a frame may hold for `compare`.
+    public static let maxHandsPerFrame = 256
+
     public static func compare(_ a: KeypointFile, _ b: KeypointFile, path: String) throws -> KeypointComparison {
         guard a.video.width == b.video.width, a.video.height == b.video.height else {
             throw DatasetError.mismatch(path: path, reason: "frame sizes differ: \(a.video.width)x\(a.video.height) and \(b.video.width)x\(b.video.height)")
@@ -98,6 +101,13 @@ public struct KeypointComparison: Sendable {
         // Frames are paired by index: at two frame rates the same index is two instants (keypoints of another clip).
         if let ra = a.video.fps, let rb = b.video.fps, ra > 0, rb > 0, abs(ra - rb) > 1e-3 * max(ra, rb) {
             throw DatasetError.mismatch(path: path, reason: "frame rates differ: \(ra) and \(rb) fps")
+        }
+        // Hands are paired in time cubic in a frame's hands, and checked for repeats in square time: a frame of
+        // thousands (a hostile file; no tracker reports more than a few dozen) would take hours.
+        for (file, name) in [(a, "the first file"), (b, "the second file")] {
+            if let f = file.frames.first(where: { $0.hands.count > maxHandsPerFrame }) {
+                throw DatasetError.invalid(path: path, reason: "frame \(f.i) of \(name) holds \(f.hands.count) hands; compare pairs up to \(maxHandsPerFrame) a frame")
+            }
         }
         let (W, H) = (a.video.width, a.video.height)
         var result = KeypointComparison()
@@ -168,9 +178,8 @@ public struct KeypointComparison: Sendable {
     }
 
     /// Pairs hands so the summed mean landmark distance is smallest: `min(a.count, b.count)` pairs, each hand in
-    /// at most one. By the Hungarian method (`assignment`), in time cubic in the hands, not factorial: a file
-    /// may hold any number of hands in a frame (a crowd, or a hostile file), where trying every pairing of 14
-    /// took hours.
+    /// at most one. By the Hungarian method (`assignment`), in time cubic in the hands, not factorial: trying
+    /// every pairing of 14 took hours. `compare` refuses frames of more than `maxHandsPerFrame` hands first.
     static func match(_ a: [KeypointFile.Hand], _ b: [KeypointFile.Hand], width: Int, height: Int) -> [(KeypointFile.Hand, KeypointFile.Hand)] {
         guard !a.isEmpty, !b.isEmpty else { return [] }
         let cost = a.map { ha in b.map { hb in meanDistance(ha, hb, width: width, height: height) } }
@@ -180,12 +189,15 @@ public struct KeypointComparison: Sendable {
     /// The pairs (row, column) of `cost` (rows of equal length) with the smallest sum, one per row or column,
     /// whichever are fewer, sorted by row: the Hungarian method with potentials (Kuhn and Munkres), written
     /// by hand for want of a Swift package that has it. Costs past 1e15 (an infinite distance: no landmarks)
-    /// count as 1e15.
+    /// and NaN count as 1e15.
     static func assignment(_ cost: [[Double]]) -> [(Int, Int)] {
         guard let columns = cost.first?.count, columns > 0 else { return [] }
         let transposed = cost.count > columns
         let n = transposed ? columns : cost.count, m = transposed ? cost.count : columns
-        func c(_ i: Int, _ j: Int) -> Double { min(transposed ? cost[j][i] : cost[i][j], 1e15) }
+        func c(_ i: Int, _ j: Int) -> Double {
+            let v = transposed ? cost[j][i] : cost[i][j]
+            return v.isNaN ? 1e15 : min(v, 1e15)
+        }
         // 1-based: u, v the potentials of rows and columns, p[j] the row holding column j, way[j] the column
         // before j on the path being grown.
         var u = [Double](repeating: 0, count: n + 1), v = [Double](repeating: 0, count: m + 1)

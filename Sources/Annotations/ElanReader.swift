@@ -541,8 +541,10 @@ struct ElanReader {
         /// A slot's id, for messages (the table from slots to numbers is made at the first message).
         func slotName(_ slot: Int32) -> String {
             let n = slotNumbers[Int(slot)]
-            return n >= 0 ? "ts\(n)" : slotByName.first { $0.value == slot }?.key ?? "#\(slot)"
+            return n >= 0 ? "ts\(n)" : slotNames[slot] ?? "#\(slot)"
         }
+        /// The slots kept by name, from slot to name (made at the first message: a scan a message was square time).
+        private lazy var slotNames: [Int32: String] = Dictionary(slotByName.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         private lazy var slotNumbers: [Int32] = {
             var numbers = [Int32](repeating: -1, count: slotTime.count)
             for (n, slot) in slotByNumber.enumerated() where slot >= 0 { numbers[Int(slot)] = Int32(n) }

@@ -157,7 +157,7 @@ struct PlanBuilder {
                     if residual == nil || readers[output] == 1,
                        let k = ops.indices.first(where: { $0 > i && !consumed.contains($0) && ops[$0].inputs.first == output }),
                        ops[k].code == .prelu, readers[output] == 1, let a = try constant(ops[k].inputs[1]),
-                       a.count == model.tensors[output].shape.last {
+                       a.count == model.tensors[output].shape.last, a.count == model.tensors[op.outputs[0]].shape.last {
                         alpha = a
                         consumed.insert(k)
                         output = ops[k].outputs[0]
@@ -276,6 +276,8 @@ struct PlanBuilder {
         let conv = Conv2D(input: input, outputChannels: out.c, window: window, weights: w, bias: bias)
         var alphaBuffer: FloatBuffer? = nil
         if let alpha {
+            // One slope a channel: the buffer holds the convolution's output channels, rounded up to panels.
+            guard alpha.count == out.c else { throw fail(op, "\(alpha.count) slopes for \(out.c) channels") }
             alphaBuffer = FloatBuffer(count: conv.weights.panels * 16)
             for (j, a) in alpha.enumerated() { alphaBuffer!.pointer[j] = a }
         }

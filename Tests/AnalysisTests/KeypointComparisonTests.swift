@@ -165,5 +165,10 @@ final class KeypointComparisonTests: XCTestCase {
         let c = try KeypointComparison.compare(a, b, path: "clip.mp4")
         XCTAssertEqual(c.matchedHands, 14)
         XCTAssertEqual(c.meanDeviation, 0.1 / 53.851648, accuracy: 1e-5, "each hand with its own, 0.1 px apart")
+        // Past what any tracker reports, a frame is refused, naming it, before any pairing.
+        let crowd = file([[], [KeypointFile.Hand](repeating: hand(), count: KeypointComparison.maxHandsPerFrame + 1)])
+        XCTAssertThrowsError(try KeypointComparison.compare(file([[], []]), crowd, path: "clip.mp4")) {
+            XCTAssertTrue("\($0)".contains("frame 1 of the second file holds 257 hands"), "\($0)")
+        }
     }
 }

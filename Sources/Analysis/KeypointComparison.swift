@@ -90,10 +90,10 @@ public struct KeypointComparison: Sendable {
         return false
     }
 
-    /// Compares `a` with `b` (the reference). Sizes must agree.
     /// The most hands a frame may hold for `compare`.
     public static let maxHandsPerFrame = 256
 
+    /// Compares `a` with `b` (the reference). Sizes must agree.
     public static func compare(_ a: KeypointFile, _ b: KeypointFile, path: String) throws -> KeypointComparison {
         guard a.video.width == b.video.width, a.video.height == b.video.height else {
             throw DatasetError.mismatch(path: path, reason: "frame sizes differ: \(a.video.width)x\(a.video.height) and \(b.video.width)x\(b.video.height)")

@@ -414,21 +414,20 @@ struct ElanReader {
         if let known = c.timesMemo[i] { return known }
         var result: (Int64, Int64)?
         if let ref = c.refs[i], depth < 64, let parent = c.annotationIndex[ref.parent], let (b, e) = times(of: parent, c, depth: depth + 1) {
-            if c.chains == nil {
+            // Every chain ordered once, and each member's place in it kept: a tier of m annotations referring to
+            // one parent was ordered once for each of them, m^2 to m^3 steps (a file of 20,000 took hours).
+            if c.chainPlaces == nil {
                 var chains: [String: [Int]] = [:]
                 for (k, r) in c.refs { chains["\(c.annotations[k].tier)/\(r.parent)", default: []].append(k) }
-                for key in chains.keys { chains[key]!.sort() }
-                c.chains = chains
+                var places: [Int: (index: Int, count: Int)] = [:]
+                for members in chains.values {
+                    let chain = ordered(members.sorted(), c)
+                    for (k, m) in chain.enumerated() { places[m] = (k, chain.count) }
+                }
+                c.chainPlaces = places
             }
-            // Each chain ordered once, its members' places looked up: a tier of m annotations referring to one
-            // parent was ordered once for each of them, m^2 to m^3 steps (a file of 20,000 took hours).
-            let key = "\(a.tier)/\(ref.parent)"
-            if c.chainPlaces[key] == nil {
-                let chain = ordered(c.chains![key] ?? [i], c)
-                c.chainPlaces[key] = (chain.count, Dictionary(chain.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a }))
-            }
-            let place = c.chainPlaces[key]!
-            let n = Int64(place.count), k = Int64(place.index[i] ?? 0)
+            let place = c.chainPlaces![i] ?? (0, 1)
+            let n = Int64(place.count), k = Int64(place.index)
             result = n == 1 ? (b, e) : (b + k * (e - b) / n, b + (k + 1) * (e - b) / n)
         }
         c.timesMemo[i] = result
@@ -519,13 +518,13 @@ struct ElanReader {
         var problems: [(Int, String)] = []
         /// Each tier's slot times, once worked out (`ElanReader.placement`).
         var placements: [Int: Placement] = [:]
-        /// REF annotations' times worked out, and REF annotations by tier and parent (`ElanReader.times`).
+        /// REF annotations' times worked out (`ElanReader.times`).
         var timesMemo: [Int: (Int64, Int64)?] = [:]
-        var chains: [String: [Int]]?
         /// Each tier's slots (two an aligned annotation), gathered on first need by `placement`.
         var tierSlots: [Int32: [Int32]]?
-        /// Each chain's length and its members' places in it, by "tier/parent", once ordered.
-        var chainPlaces: [String: (count: Int, index: [Int: Int])] = [:]
+        /// Each REF annotation's place in its chain (its tier's annotations with the same parent) and the chain's
+        /// length, made on first need by `times`.
+        var chainPlaces: [Int: (index: Int, count: Int)]?
         /// Annotations by id, built when a REF_ANNOTATION needs its parent.
         lazy var annotationIndex: [String: Int] = {
             var index: [String: Int] = [:]

@@ -157,7 +157,7 @@ struct PlanBuilder {
                     if residual == nil || readers[output] == 1,
                        let k = ops.indices.first(where: { $0 > i && !consumed.contains($0) && ops[$0].inputs.first == output }),
                        ops[k].code == .prelu, readers[output] == 1, let a = try constant(ops[k].inputs[1]),
-                       a.count == model.tensors[output].shape.last, a.count == model.tensors[op.outputs[0]].shape.last {
+                       a.count == model.tensors[output].shape.last {
                         alpha = a
                         consumed.insert(k)
                         output = ops[k].outputs[0]

@@ -82,8 +82,10 @@ public struct DatasetReport: Codable, Sendable {
             loaded[part] = try PartData.load(folder: parts.isEmpty ? folder : folder.appendingPathComponent(part), part: part,
                                              manifest: manifest)
         }
-        // Per class.
+        // Per class. Each part's examples are grouped by class once: a pass over every example for each
+        // class would cost classes times examples, both counts from outside.
         let classes = manifest.classes
+        let byClass = loaded.mapValues { data in Dictionary(grouping: data.labels.indices, by: { data.labels[$0] }) }
         for (c, name) in classes.enumerated() {
             var row = ClassRow(name: name, clips: 0, segments: 0, seconds: manifest.kind == "actions" ? 0 : nil, examples: [:],
                                augmented: 0, handShare: nil)
@@ -92,7 +94,8 @@ public struct DatasetReport: Codable, Sendable {
             for part in r.parts {
                 guard let data = loaded[part] else { continue }
                 var originals = 0
-                for (i, record) in data.records.enumerated() where data.labels[i] == c {
+                for i in byClass[part]?[c] ?? [] {
+                    let record = data.records[i]
                     if record.copy != nil { row.augmented += 1; continue }
                     originals += 1
                     sources.insert(record.source)
@@ -139,16 +142,22 @@ public struct DatasetReport: Codable, Sendable {
             ?? r.parts.first { $0 != "train" && r.parts.count > 1 }
         let training = r.parts.contains("train") ? "train" : r.parts.first { $0 != held }
         if let held, let training, held != training, let a = loaded[training], let b = loaded[held] {
+            // Scored on the held-out originals (augmented copies left out), chance over the same.
+            let originals = b.records.indices.filter { b.records[$0].copy == nil }
+            let work = BaselineClassifier.work(training: a.labels.count, scored: originals.count, features: a.featureCount,
+                                               classes: classes.count)
             if classes.count < 2 {
                 r.baselineSkipped = "one class only"
             } else if a.labels.isEmpty || b.labels.isEmpty {
                 r.baselineSkipped = "part \(a.labels.isEmpty ? training : held) has no examples"
+            } else if work > BaselineClassifier.workBudget {
+                r.baselineSkipped = "too large for a quick baseline: \(classes.count) classes, \(a.labels.count) training and \(originals.count) held-out examples of \(a.featureCount) features take about "
+                    + String(format: "%.1e multiply-adds, over the %.0e it may take", work, BaselineClassifier.workBudget)
             } else {
                 let classifier = BaselineClassifier(x: a.features, y: a.labels, features: a.featureCount, classes: classes.count)
-                let counts = (0..<classes.count).map { c in a.labels.filter { $0 == c }.count }
+                var counts = [Int](repeating: 0, count: classes.count)
+                for label in a.labels { counts[label] += 1 }
                 let common = counts.indices.max { counts[$0] < counts[$1] } ?? 0
-                // Scored on the held-out originals (augmented copies left out), chance over the same.
-                let originals = b.records.indices.filter { b.records[$0].copy == nil }
                 let chance = originals.isEmpty ? 0 : Double(originals.filter { b.labels[$0] == common }.count) / Double(originals.count)
                 let x = originals.flatMap { Array(b.features[$0 * b.featureCount..<($0 + 1) * b.featureCount]) }
                 let score = classifier.score(x: x, y: originals.map { b.labels[$0] }, chance: chance)
@@ -156,6 +165,9 @@ public struct DatasetReport: Codable, Sendable {
                                       trainedOn: training, scoredOn: held, trainingExamples: a.labels.count, features: a.featureCount, score: score)
                 if score.accuracy < chance + 0.1 {
                     r.warnings.append("the baseline scores \(percent(score.accuracy)) on \(held), near chance (\(percent(chance))): check labels and segments")
+                }
+                if score.confusion.isEmpty {
+                    r.warnings.append("the baseline's confusion matrix is left out: \(classes.count) classes, over the \(BaselineClassifier.confusionClassLimit) a table of it can show (recall per class is kept)")
                 }
             }
         } else {
@@ -259,6 +271,7 @@ struct PartData {
                 guard row[0] == Float(labels[i]) else {
                     throw DatasetError.invalid(path: "\(file):\(line)", reason: "class \(row[0]) where the manifest's example \(i + 1) is class \(labels[i])")
                 }
+                try requireFinite(row, "example \(i + 1)", path: { "\(file):\(line):\($0 + 1)" })
             }
             return PartData(records: records, labels: labels, features: rows.flatMap { $0.values.dropFirst() }, featureCount: 42,
                             mask: [], maskPerExample: 0, slots: 1)
@@ -271,10 +284,7 @@ struct PartData {
         guard mask.count == n * maskPer else {
             throw DatasetError.invalid(path: folder.path, reason: "the mask holds \(mask.count) values for \(n) examples of \(maskPer)")
         }
-        // A value no export writes (NaN, infinity) would turn the baseline's figures to chance without a word.
-        if let k = x.firstIndex(where: { !$0.isFinite }) {
-            throw DatasetError.invalid(path: folder.path, reason: "X holds \(x[k]) at value \(k % per + 1) of example \(k / per + 1), which no export writes")
-        }
+        try requireFinite(x, "X", path: { _ in folder.path }, at: { " at value \($0 % per + 1) of example \($0 / per + 1)" })
         if let k = mask.firstIndex(where: { ![0, 1, 2].contains($0) }) {
             throw DatasetError.invalid(path: folder.path, reason: "the mask holds \(mask[k]) at value \(k % maskPer + 1) of example \(k / maskPer + 1): it holds 0, 1 or 2")
         }
@@ -319,6 +329,14 @@ struct PartData {
         }
         return PartData(records: records, labels: labels, features: features, featureCount: slots * perSlot, mask: mask,
                         maskPerExample: maskPer, slots: slots)
+    }
+
+    /// Refuses the first value in `values` that no export writes (NaN, infinity): it would turn the
+    /// baseline's figures to chance without a word. `path(k)` is where value `k` was read (with its line
+    /// and column where the file has them), `at(k)` words saying which value it is, after `name`.
+    static func requireFinite(_ values: [Float], _ name: String, path: (Int) -> String, at: (Int) -> String = { _ in "" }) throws {
+        guard let k = values.firstIndex(where: { !$0.isFinite }) else { return }
+        throw DatasetError.invalid(path: path(k), reason: "\(name) holds \(values[k])\(at(k)), which no export writes")
     }
 
     /// The product of sizes, or nil when it overflows an Int.

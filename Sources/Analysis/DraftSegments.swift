@@ -18,10 +18,18 @@ public enum DraftSegments {
         public var mergeGap = 0.25
         /// Seconds: shorter drafts are dropped.
         public var minDuration = 0.3
-        /// Seconds either side of a frame in the median of the motion.
+        /// Seconds either side of a frame in the median of the motion (at most `maxSmoothingFrames`).
         public var smoothing = 0.1
         public init() {}
     }
+
+    /// Frames either side of a frame that its median takes at most, whatever `smoothing` spans. The
+    /// default 0.1 s is 24 frames at 240 fps (slow motion on phones and action cameras) and 32 at 320, so
+    /// up to those rates the median is over the seconds asked, as it always was. Keypoint files may state
+    /// up to 10^6 frames a second, where 0.1 s either side is 200,000 frames gathered and sorted for every
+    /// frame: a clip of 120,000 frames took over half a minute, growing with the square of its frames.
+    /// Capped, a frame costs the same at any rate.
+    static let maxSmoothingFrames = 32
 
     /// The drafts of one clip: (start, end) in seconds, in order.
     public static func suggest(_ file: KeypointFile, settings: Settings = Settings()) -> [(start: Double, end: Double)] {
@@ -49,14 +57,15 @@ public enum DraftSegments {
                 speed[k] = max(speed[k], Double((wrist + shape) / palm / dt))
             }
         }
-        // A centred median over `smoothing` seconds either side.
+        // A centred median over `smoothing` seconds either side, and no more than `maxSmoothingFrames`.
         var smoothed = speed
+        let most = maxSmoothingFrames
         for k in frames.indices {
             var window: [Double] = []
             var j = k
-            while j >= 0 && frames[k].t - frames[j].t <= settings.smoothing { window.append(speed[j]); j -= 1 }
+            while j >= 0 && k - j <= most && frames[k].t - frames[j].t <= settings.smoothing { window.append(speed[j]); j -= 1 }
             j = k + 1
-            while j < frames.count && frames[j].t - frames[k].t <= settings.smoothing { window.append(speed[j]); j += 1 }
+            while j < frames.count && j - k <= most && frames[j].t - frames[k].t <= settings.smoothing { window.append(speed[j]); j += 1 }
             window.sort()
             smoothed[k] = window[window.count / 2]
         }

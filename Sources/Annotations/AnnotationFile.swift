@@ -25,8 +25,19 @@ struct RawEntry {
 /// Receives an annotation file's header, then its entries one by one, as they are read.
 protocol AnnotationEntrySink {
     var log: DiagnosticLog { get set }
+    /// The columns read by name: of a JSON file's other keys only the first few are named (and given a
+    /// slot in each entry), so that a key of its own on every entry costs nothing per entry.
+    var columnsRead: [String] { get }
     mutating func header(_ names: [String])
     mutating func entry(_ e: RawEntry)
+}
+
+extension AnnotationEntrySink {
+    var columnsRead: [String] { AnnotationColumns().all }
+}
+
+extension SegmentBuilder {
+    var columnsRead: [String] { columns.all }
 }
 
 /// Reads Create ML annotation files, CSV (`.csv`, `.txt`) through `CSVRecordReader` and JSON (a root
@@ -169,17 +180,34 @@ enum AnnotationFileReader {
         return s.trimmingCharacters(in: whitespace)
     }
 
+    /// Keys of a JSON file that no column reads, named in the header (and so in the unknown-column
+    /// warnings) up to this many; the rest are counted in one warning.
+    static let unknownKeysNamed = 20
+
     /// Reads a JSON annotation file twice from `chunks()`: first to check it all and collect its keys
     /// (a file that is not JSON yields one error and no entries, and the header is known before the
     /// first entry), then to hand its entries over one by one.
+    /// The header holds the columns the sink reads, keys that differ from one only in case (for the hint),
+    /// and the first `unknownKeysNamed` other keys, in the order they first appear: a header of every key
+    /// of every entry, and a slot for each in every entry, made 80,000 entries with a key of their own
+    /// 6.4 billion slots, and the file was never read.
     static func readJSON<S: AnnotationEntrySink>(chunks: () -> (() -> [UInt8]?), file: String, into sink: inout S) {
+        let columnsRead = sink.columnsRead
+        let read = Set(columnsRead), readFolded = Set(columnsRead.map { $0.lowercased() })
         var header: [String] = [], position: [String: Int] = [:], count = 0
+        /// Every distinct key, so that the second pass can tell a key the first did not see.
+        var known = Set<String>(), named = 0
         var first = JSONEntryReader(chunks: chunks())
         let problem = first.read { element in
             count += 1
             for m in element.members ?? [] {
                 let name = trimmed(m.key)
-                if position[name] == nil { position[name] = header.count; header.append(name) }
+                guard known.insert(name).inserted else { continue }
+                let kept = read.contains(name) || readFolded.contains(name.lowercased()) || named < unknownKeysNamed
+                guard kept else { continue }
+                if !read.contains(name) { named += 1 }
+                position[name] = header.count
+                header.append(name)
             }
         }
         switch problem {
@@ -202,6 +230,12 @@ enum AnnotationFileReader {
             return
         }
         sink.header(header)
+        let unnamed = known.count - header.count
+        if unnamed > 0 {
+            sink.log.add(.warning, .unknownColumn, file: file, line: 1,
+                         "\(Diagnostic.grouped(unnamed)) more unknown column\(unnamed == 1 ? "" : "s") (keys) \(unnamed == 1 ? "is" : "are") ignored, past the \(named) named",
+                         hint: "the columns read are \(columnsRead.map(Diagnostic.quote).joined(separator: ", "))")
+        }
         // The second pass must read what the first checked: a file rewritten in between (an editor saving,
         // a sync) could hold a key the header lacks, more or fewer entries, or a cut. That is an error,
         // never a trap or a shorter file.
@@ -216,9 +250,22 @@ enum AnnotationFileReader {
                 return
             }
             var values = [String?](repeating: nil, count: header.count)
+            var given = [Bool](repeating: false, count: header.count)
             for (key, value) in members {
                 let name = trimmed(key)
-                guard let at = position[name] else { changed = true; return }
+                guard let at = position[name] else {
+                    if !known.contains(name) { changed = true; return }
+                    continue   // a key past those named: nothing reads it
+                }
+                // A column read given twice in one entry is ambiguous (JSON does not say which counts; one
+                // was kept silently), as a column named twice in a CSV header is.
+                if given[at] && read.contains(name) {
+                    sink.log.add(.error, .duplicateColumn, file: file, line: element.line,
+                                 "entry \(index) gives \(Diagnostic.quote(name)) twice",
+                                 hint: "remove one: handpose cannot tell which one holds the \(name)")
+                    return
+                }
+                given[at] = true
                 switch value {
                 case .text(let s): values[at] = trimmed(s)
                 // A number as written: a label 7 stays "7" (not "7.0"), and a time's text is parsed as any other.

@@ -74,15 +74,26 @@ public struct AnnotationOptions: Sendable {
             }
             let old = pair[..<eq].trimmingCharacters(in: .whitespaces), new = pair[pair.index(after: eq)...].trimmingCharacters(in: .whitespaces)
             guard !old.isEmpty else { throw AnnotationOptionError("\(place): '\(pair)' names no label before '='") }
+            // A label holding a control character matches no label any reader keeps (LabelText), and one
+            // left in a class would be written into every file: either is a mistake in the map.
+            for (side, text) in [("label", old), ("class", new)] {
+                if let bad = text.unicodeScalars.first(where: LabelText.isForbidden) {
+                    throw AnnotationOptionError("\(place): the \(side) \(Diagnostic.quote(text)) holds \(LabelText.name(bad)) (U+\(String(bad.value, radix: 16, uppercase: true))), which no label may hold")
+                }
+            }
             map[old] = new
         }
         for item in items {
             if !item.contains("=") || FileManager.default.fileExists(atPath: item) {
-                guard let data = try? RegularFile.read(item), let text = String(data: data, encoding: .utf8) else {
+                guard let data = try? RegularFile.read(item), String(data: data, encoding: .utf8) != nil else {
                     throw AnnotationOptionError("--label-map \(item): " + (RegularFile.isSpecial(item) ? RegularFile.problem(item)! : "no such file, and not an old=new pair"))
                 }
-                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let t = line.trimmingCharacters(in: .whitespaces)
+                // Split on LF bytes, each line without the CR before it: split on the Character "\n", a file saved
+                // with CR LF line ends (Windows editors) was one line, since "\r\n" is one Character.
+                let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+                for (n, raw) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+                    let line = raw.last == 0x0D ? raw.dropLast() : raw
+                    let t = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                     if t.isEmpty || t.hasPrefix("#") { continue }
                     try add(Substring(t), where: "\(item):\(n + 1)")
                 }

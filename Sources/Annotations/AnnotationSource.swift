@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import VideoIO
 
@@ -136,10 +137,23 @@ public enum AnnotationSource {
         // The extensions `extract` takes (`MediaKind`): a file accepted here is one extraction reads.
         let extensions = poses ? MediaKind.imageExtensions : MediaKind.videoExtensions
         let other = poses ? MediaKind.videoExtensions : MediaKind.imageExtensions
-        guard let names = try? fm.contentsOfDirectory(atPath: root.path) else {
-            set.log.add(.error, .unlistableFolder, file: root.path, "cannot list this folder")
-            return set
+        // Listed by `FolderListing`: a folder that cannot be listed or a name that is not UTF-8 is an error
+        // naming it, never a class or clip that silently drops out of the data.
+        func listing(_ path: String) -> FolderListing.Listing? {
+            do {
+                let listing = try FolderListing.read(path)
+                for odd in listing.undecodable where !odd.shown.hasPrefix(path + "/.") {
+                    set.log.add(.error, .unlistableFolder, file: odd.shown, "its name is not valid UTF-8, so it cannot be read as data: rename it")
+                }
+                return listing
+            } catch let failure as FolderListing.Failure {
+                set.log.add(.error, .unlistableFolder, file: path, "cannot list this folder (\(failure.reason))")
+            } catch {
+                set.log.add(.error, .unlistableFolder, file: path, "cannot list this folder")
+            }
+            return nil
         }
+        guard let names = listing(root.path)?.names else { return set }
         // A clip is named by its path under ROOT (`wave/clip1.mp4`), never its bare name: `wave/clip1.mp4`
         // and `Background/clip1.mp4` are two clips, with two keypoint files.
         let base = root.standardizedFileURL.path + "/"
@@ -154,7 +168,8 @@ public enum AnnotationSource {
             var isDir: ObjCBool = false
             _ = fm.fileExists(atPath: url.path, isDirectory: &isDir)
             if isDir.boolValue {
-                let files = ((try? fm.contentsOfDirectory(atPath: url.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+                guard let listed = listing(url.path) else { continue }
+                let files = listed.names.filter { !$0.hasPrefix(".") }
                 var used = 0
                 for f in files {
                     let ext = (f as NSString).pathExtension.lowercased()

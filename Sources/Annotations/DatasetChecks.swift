@@ -36,28 +36,34 @@ extension Validator {
         }
         originalOf = []
 
-        // Overlapping segments of one clip with different labels: by clip, then start time, keeping
-        // for each label the segment reaching furthest so far: one warning per segment and label it
-        // overlaps, in O(segments x labels).
+        // Overlapping segments of one clip with different labels: by clip, then start time. Each segment is
+        // reported once, with the earlier segment of another label that reaches furthest past its start; for
+        // that, the two furthest-reaching earlier segments of different labels are enough (the furthest, and
+        // the furthest of another label than its). One warning per segment and label it overlapped was
+        // O(segments x labels) steps and warnings: 16,000 rows of distinct labels over one span made 128
+        // million and never finished.
         var timed = segments.indices.filter { segments[$0].start != nil && segments[$0].end != nil }
         timed.sort { a, b in (clipOf[a], starts[a], lines[a]) < (clipOf[b], starts[b], lines[b]) }
-        var reach: [Int32: Int] = [:]
-        var overlapped: [(label: Int32, segment: Int)] = []
+        var furthest: Int?, furthestOther: Int?
         var clip: Int32 = -1
         for i in timed {
-            if clipOf[i] != clip { clip = clipOf[i]; reach.removeAll(keepingCapacity: true) }
-            overlapped.removeAll(keepingCapacity: true)
-            for (label, j) in reach where label != labelOf[i] && ends[j] > starts[i] { overlapped.append((label, j)) }
-            overlapped.sort { $0.label < $1.label }
-            for (_, j) in overlapped {
+            if clipOf[i] != clip { clip = clipOf[i]; furthest = nil; furthestOther = nil }
+            var overlapped: Int?
+            if let f = furthest { overlapped = labelOf[f] != labelOf[i] ? f : furthestOther }
+            if let j = overlapped, ends[j] > starts[i] {
                 let a = segments[j], b = segments[i]
                 set.log.add(.warning, .overlap, file: b.source, line: b.line,
                             "overlaps line \(lines[j]) (\(format(starts[i]))-\(format(min(ends[j], ends[i]))) of \(Diagnostic.quote(a.videoPath))) " +
                                 "with a different label (\(Diagnostic.quote(b.label)) vs \(Diagnostic.quote(a.label)))",
                             hint: "frames in the overlap would train both classes")
             }
-            if let r = reach[labelOf[i]], ends[r] >= ends[i] { continue }
-            reach[labelOf[i]] = i
+            // Of equal ends the earlier segment stays, as it did.
+            if let f = furthest, ends[f] >= ends[i] {
+                if labelOf[f] != labelOf[i], furthestOther.map({ ends[$0] < ends[i] }) ?? true { furthestOther = i }
+            } else {
+                if let f = furthest, labelOf[f] != labelOf[i] { furthestOther = f }
+                furthest = i
+            }
         }
 
         // Labels that differ only by case or spaces.

@@ -97,38 +97,30 @@ struct ElanReader {
             log.add(.error, .unreadableFile, file: file, problem, hint: "annotation files are regular files")
             return nil
         }
-        guard let stream = InputStream(fileAtPath: file) else {
-            log.add(.error, .unreadableFile, file: file, "cannot be read", hint: "check the path and its permissions")
+        // One open, and the parser reads only through the pre-check (`PrecheckedXMLInput`): a file checked on
+        // one open and parsed from another could be swapped in between and reach FoundationXML unchecked (a
+        // processing instruction then crashed it).
+        let descriptor: Int32
+        do { descriptor = try RegularFile.open(file) } catch {
+            log.add(.error, .unreadableFile, file: file, (error as? RegularFile.Refusal)?.reason ?? "cannot be read",
+                    hint: "check the path and its permissions")
             return nil
         }
-        switch Self.precheck(file) {
-        case let .notUTF8(line, column)?:
-            log.add(.error, .encoding, file: file, line: line, column: column,
-                    "not UTF-8 text, which ELAN writes: this byte is not UTF-8 (was the file re-saved in another encoding?)",
-                    hint: "open it in ELAN and save it, or convert it to UTF-8 (iconv -f LATIN1 -t UTF-8)")
-            return nil
-        case let .declaredEncoding(name)?:
-            log.add(.error, .encoding, file: file, line: 1,
-                    "the file declares the encoding \(Diagnostic.quote(name)); handpose reads ELAN files in UTF-8, as ELAN writes them",
-                    hint: "convert it: iconv -f \(name.uppercased()) -t UTF-8, then change the declaration to encoding=\"UTF-8\"")
-            return nil
-        case let .processingInstruction(line)?:
-            log.add(.error, .elanStructure, file: file, line: line,
-                    "not a readable ELAN file: it holds a processing instruction ('<?' after the XML declaration), which ELAN never writes",
-                    hint: "remove it, or open and save the file in ELAN")
-            return nil
-        case let .entity(line)?:
-            log.add(.error, .elanStructure, file: file, line: line,
-                    "not a readable ELAN file: its DOCTYPE declares an entity (<!ENTITY), which ELAN files never use (write the text itself)",
-                    hint: "remove the DOCTYPE, or open and save the file in ELAN")
-            return nil
-        case nil: break
-        }
-        let parser = XMLParser(stream: stream)
+        let input = PrecheckedXMLInput(handle: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+        let parser = XMLParser(stream: input)
         let collector = Collector()
         parser.delegate = collector
         parser.shouldResolveExternalEntities = false
         let parsed = parser.parse()
+        // What the pre-check found stopped the parser before it was handed those bytes: that is the reason.
+        if let problem = input.problem {
+            report(problem)
+            return nil
+        }
+        if let error = input.readError {
+            log.add(.error, .unreadableFile, file: file, "cannot be read (\(error.localizedDescription))", hint: "check the file and its disk")
+            return nil
+        }
         if !parsed || collector.notELAN || collector.refusal != nil || !collector.rootClosed {
             let line = parser.lineNumber, column = parser.columnNumber
             let why: String
@@ -148,9 +140,9 @@ struct ElanReader {
         return collector
     }
 
-    /// What in a file stops it from being read safely, found in one streaming pass before parsing: the
-    /// line and character where it stops being UTF-8, or a declared encoding other than UTF-8 (or ASCII).
-    /// Checked before parsing, a chunk at a time: FoundationXML traps on names that are not UTF-8, which
+    /// What in a file stops it from being read safely, found as the file streams to the parser, each chunk
+    /// before the parser is handed it: the line and character where it stops being UTF-8, or a declared
+    /// encoding other than UTF-8 (or ASCII). FoundationXML traps on names that are not UTF-8, which
     /// libxml2 hands it before it reports the encoding error (found by the AnnotationFilesFuzz fuzzer).
     /// Also finds a processing instruction after the XML declaration: FoundationXML crashes on one without
     /// data (`<?pi?>`, found by the same fuzzer), and ELAN writes none.
@@ -178,45 +170,84 @@ struct ElanReader {
             }
         }
     }
-    static func precheck(_ path: String) -> Precheck? {
-        guard let handle = RegularFile.handle(path) else { return nil }
-        defer { try? handle.close() }
-        var carry: [UInt8] = [], line = 1, column = 1, first = true, offset = 0, previous: UInt8 = 0, window: UInt64 = 0
-        while true {
-            let chunk = (try? handle.read(upToCount: AnnotationFileReader.chunkSize)) ?? nil
-            var bytes = carry + [UInt8](chunk ?? Data())
-            let atEnd = chunk == nil || chunk!.isEmpty
+    /// The pre-check of bytes held whole (a labeling config): nil when they may be parsed.
+    static func precheck(_ bytes: [UInt8]) -> Precheck? {
+        var checker = Prechecker()
+        _ = checker.check(bytes, atEnd: true)
+        return checker.problem
+    }
+
+    /// The pre-check carried from chunk to chunk over the bytes as they are read, so that it runs on the
+    /// very bytes the parser is then handed (`PrecheckedXMLInput`), never on another open of the file.
+    struct Prechecker {
+        private var carry: [UInt8] = [], line = 1, column = 1, first = true, offset = 0, previous: UInt8 = 0, window: UInt64 = 0
+        /// What was found; once set, nothing more is checked or handed on.
+        private(set) var problem: Precheck?
+
+        /// Checks the file's next bytes (`atEnd` with its last, possibly none) and returns those now checked,
+        /// to hand to the parser: a UTF-8 sequence cut by the chunk's end waits for the next chunk. Nil once
+        /// a problem is found, and then none of this chunk is handed on.
+        mutating func check(_ chunk: [UInt8], atEnd: Bool) -> [UInt8]? {
+            guard problem == nil else { return nil }
+            let bytes = carry + chunk
+            // A byte-order mark goes to the parser, which reads it, but is not text to check.
+            var from = 0
             if first {
                 first = false
                 let head = String(decoding: bytes.prefix(200), as: UTF8.self).lowercased()
-                if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+                if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { from = 3 }
                 // Another declared encoding is not read (ELAN writes UTF-8; FoundationXML is safe on nothing
                 // else). ASCII is UTF-8's subset: its bytes are checked as UTF-8 like the rest.
                 if let declared = head.range(of: #"encoding\s*=\s*["']([^"']*)["']"#, options: .regularExpression).map({ String(head[$0]) }) {
                     let name = declared.split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first.map(String.init) ?? ""
-                    if !["utf-8", "utf8", "us-ascii", "ascii"].contains(name) { return .declaredEncoding(name) }
+                    if !["utf-8", "utf8", "us-ascii", "ascii"].contains(name) { problem = .declaredEncoding(name); return nil }
                 }
                 // The file may open with the XML declaration, and with no other processing instruction.
-                if bytes.starts(with: Array("<?".utf8)) && !(bytes.starts(with: Array("<?xml".utf8)) && bytes.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[5])) {
-                    return .processingInstruction(line: 1)
+                let text = bytes[from...]
+                if text.starts(with: Array("<?".utf8)) && !(text.starts(with: Array("<?xml".utf8)) && text.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(text[from + 5])) {
+                    problem = .processingInstruction(line: 1)
+                    return nil
                 }
             }
             // A sequence cut by the chunk's end waits for the next chunk.
             var end = bytes.count
-            if !atEnd, let lead = bytes.suffix(3).lastIndex(where: { $0 & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 { end = lead }
-            let valid = CSVRecordReader.firstInvalidUTF8(Array(bytes[..<end]))
-            for b in bytes[..<valid] {
+            if !atEnd, let lead = bytes.suffix(3).lastIndex(where: { $0 & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 { end = max(lead, from) }
+            let valid = from + CSVRecordReader.firstInvalidUTF8(Array(bytes[from..<end]))
+            for b in bytes[from..<valid] {
                 // '<?' anywhere but at the file's start (the XML declaration).
-                if previous == UInt8(ascii: "<") && b == UInt8(ascii: "?") && offset > 1 { return .processingInstruction(line: line) }
+                if previous == UInt8(ascii: "<") && b == UInt8(ascii: "?") && offset > 1 { problem = .processingInstruction(line: line); return nil }
                 window = (window << 8) | UInt64(b)
-                if window == Self.entityMark { return .entity(line: line) }
+                if window == ElanReader.entityMark { problem = .entity(line: line); return nil }
                 if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
                 previous = b
                 offset += 1
             }
-            if valid < end { return .notUTF8(line: line, column: column) }
+            if valid < end { problem = .notUTF8(line: line, column: column); return nil }
             carry = Array(bytes[end...])
-            if atEnd { return carry.isEmpty ? nil : .notUTF8(line: line, column: column) }
+            if atEnd && !carry.isEmpty { problem = .notUTF8(line: line, column: column); return nil }
+            return Array(bytes[..<end])
+        }
+    }
+
+    /// Reports what the pre-check found, with ELAN's hints.
+    private mutating func report(_ problem: Precheck) {
+        switch problem {
+        case let .notUTF8(line, column):
+            log.add(.error, .encoding, file: file, line: line, column: column,
+                    "not UTF-8 text, which ELAN writes: this byte is not UTF-8 (was the file re-saved in another encoding?)",
+                    hint: "open it in ELAN and save it, or convert it to UTF-8 (iconv -f LATIN1 -t UTF-8)")
+        case let .declaredEncoding(name):
+            log.add(.error, .encoding, file: file, line: 1,
+                    "the file declares the encoding \(Diagnostic.quote(name)); handpose reads ELAN files in UTF-8, as ELAN writes them",
+                    hint: "convert it: iconv -f \(name.uppercased()) -t UTF-8, then change the declaration to encoding=\"UTF-8\"")
+        case let .processingInstruction(line):
+            log.add(.error, .elanStructure, file: file, line: line,
+                    "not a readable ELAN file: it holds a processing instruction ('<?' after the XML declaration), which ELAN never writes",
+                    hint: "remove it, or open and save the file in ELAN")
+        case let .entity(line):
+            log.add(.error, .elanStructure, file: file, line: line,
+                    "not a readable ELAN file: its DOCTYPE declares an entity (<!ENTITY), which ELAN files never use (write the text itself)",
+                    hint: "remove the DOCTYPE, or open and save the file in ELAN")
         }
     }
 
@@ -687,5 +718,55 @@ struct ElanReader {
             default: break
             }
         }
+    }
+}
+
+/// An ELAN file's bytes for XMLParser, each chunk pre-checked (`ElanReader.Prechecker`) before the parser
+/// is handed any of it, all from one open of the file: the bytes parsed are the bytes checked. The pre-check
+/// used to open the file by name a second time, and passed a file it could not open, so a file swapped in
+/// between reached FoundationXML unchecked (a processing instruction crashed it, the audit of 2026-11-29).
+/// A problem found, or a read that fails, ends the stream with an error (-1): the parser stops there.
+final class PrecheckedXMLInput: InputStream {
+    private let handle: FileHandle
+    private var checker = ElanReader.Prechecker()
+    /// Checked bytes not yet handed on, from `position`.
+    private var ready: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    /// What a read of the file failed with, if one did.
+    private(set) var readError: Error?
+    /// What the pre-check found, if anything: the parser was handed none of the chunk it was found in.
+    var problem: ElanReader.Precheck? { checker.problem }
+
+    /// Reads the file open at `handle`, which closes with it.
+    init(handle: FileHandle) {
+        self.handle = handle
+        // InputStream's own stream (of no bytes) is never read: every read is answered here.
+        super.init(data: Data())
+    }
+
+    override func open() {}
+    override func close() {}
+    override var streamError: Error? { readError }
+    override var hasBytesAvailable: Bool { position < ready.count || !(atEnd || problem != nil || readError != nil) }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        while position == ready.count {
+            guard problem == nil, readError == nil else { return -1 }
+            if atEnd { return 0 }
+            let chunk: [UInt8]
+            do { chunk = try handle.read(upToCount: AnnotationFileReader.chunkSize).map { [UInt8]($0) } ?? [] } catch {
+                readError = error
+                return -1
+            }
+            atEnd = chunk.isEmpty
+            guard let checked = checker.check(chunk, atEnd: atEnd) else { return -1 }
+            ready = checked
+            position = 0
+        }
+        let n = min(len, ready.count - position)
+        ready.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + position, count: n) }
+        position += n
+        return n
     }
 }

@@ -38,13 +38,23 @@ struct LabelStudioReader {
         defer { try? handle.close() }
         var tags: [VideoTag] = []
         if let config = options.labelConfig {
+            // Read once, and the bytes checked are the bytes parsed: a pre-check on another open of the path
+            // could be passed by a file swapped in between.
+            let configBytes: Data
+            switch Self.readConfig(config.path) {
+            case .success(let d): configBytes = d
+            case .failure(let refusal):
+                log.add(.error, .frameRateUnknown, file: config.path, "cannot read this labeling config: \(refusal.reason)",
+                        hint: "save the config from Label Studio's labeling interface")
+                return []
+            }
             // The same pre-check as ELAN files: FoundationXML traps on some of what it finds.
-            if let problem = ElanReader.precheck(config.path) {
+            if let problem = ElanReader.precheck([UInt8](configBytes)) {
                 log.add(.error, .frameRateUnknown, file: config.path, line: problem.place.line, column: problem.place.column,
                         "cannot read this labeling config: \(problem.reason)", hint: "save the config from Label Studio's labeling interface")
                 return []
             }
-            guard let parsed = Self.videoTags(config) else {
+            guard let parsed = Self.videoTags(configBytes) else {
                 log.add(.error, .frameRateUnknown, file: config.path, "cannot read this labeling config (XML with <Video .../> tags)")
                 return []
             }
@@ -104,13 +114,15 @@ struct LabelStudioReader {
         let taskName = "task \(position)" + ((task["id"]).map { " (id \($0))" } ?? "")
         let data = task["data"] as? [String: Any] ?? [:]
         // The result to read: the latest annotation not cancelled, else the latest prediction.
-        let annotations = (task["annotations"] as? [[String: Any]] ?? []).filter { ($0["was_cancelled"] as? Bool) != true }
-        let predictions = task["predictions"] as? [[String: Any]] ?? []
+        let annotations = objects(task, "annotations", of: taskName, line: line).filter { ($0["was_cancelled"] as? Bool) != true }
+        let predictions = objects(task, "predictions", of: taskName, line: line)
         let chosen: (results: [[String: Any]], what: String)
         if let a = annotations.max(by: { Self.stamp($0) < Self.stamp($1) }) {
-            chosen = (a["result"] as? [[String: Any]] ?? [], "annotation \(a["id"].map { "\($0)" } ?? "?")")
+            let what = "annotation \(a["id"].map { "\($0)" } ?? "?")"
+            chosen = (objects(a, "result", of: "\(taskName), \(what)", line: line), what)
         } else if let p = predictions.max(by: { Self.stamp($0) < Self.stamp($1) }) {
-            chosen = (p["result"] as? [[String: Any]] ?? [], "prediction \(p["id"].map { "\($0)" } ?? (p["model_version"].map { "\($0)" } ?? "?"))")
+            let what = "prediction \(p["id"].map { "\($0)" } ?? (p["model_version"].map { "\($0)" } ?? "?"))"
+            chosen = (objects(p, "result", of: "\(taskName), \(what)", line: line), what)
             log.add(.warning, .predictionsOnly, file: file, line: line, "\(taskName): no annotation, so its prediction is read (a draft, not reviewed)")
         } else {
             log.add(.warning, .noRows, file: file, line: line, "\(taskName): no annotation and no prediction; left out")
@@ -139,14 +151,34 @@ struct LabelStudioReader {
             return
         }
         for (k, r) in timeline.enumerated() {
-            let value = r["value"] as? [String: Any] ?? [:]
             let place = "\(taskName), \(chosen.what), result \(r["id"].map { "\($0)" } ?? "\(k + 1)")"
-            let labels = (value["timelinelabels"] as? [Any] ?? []).compactMap { $0 as? String }
-            let ranges = value["ranges"] as? [[String: Any]] ?? []
+            guard let value = r["value"] as? [String: Any] else {
+                log.add(.error, .jsonShape, file: file, line: line, "\(place): no \"value\" object")
+                continue
+            }
+            // Every label and range is read or named: one item of the wrong type drops no other, and none silently.
+            var labels: [String] = []
+            switch value["timelinelabels"] {
+            case nil: break
+            case let list as [Any]:
+                for (n, item) in list.enumerated() {
+                    if let label = item as? String { labels.append(label) } else {
+                        log.add(.error, .jsonShape, file: file, line: line, "\(place): timelinelabels item \(n + 1) is not a string")
+                    }
+                }
+            default:
+                log.add(.error, .jsonShape, file: file, line: line, "\(place): \"timelinelabels\" is not an array")
+            }
+            if value["ranges"] == nil { log.add(.error, .badTime, file: file, line: line, "\(place): no ranges") }
+            let ranges = objects(value, "ranges", of: place, line: line)
             if labels.isEmpty { log.add(.error, .emptyLabel, file: file, line: line, "\(place): no label") }
             for range in ranges {
-                guard let s = (range["start"] as? NSNumber)?.doubleValue, let e = (range["end"] as? NSNumber)?.doubleValue else {
-                    log.add(.error, .badTime, file: file, line: line, "\(place): a range without start or end frame"); continue
+                guard let s = Self.number(range["start"]), let e = Self.number(range["end"]) else {
+                    // true reads as 1 through JSONSerialization: a frame number it is not.
+                    let bool = [range["start"], range["end"]].contains { ($0 as? NSNumber).map(Self.isBool) == true }
+                    log.add(.error, .badTime, file: file, line: line,
+                            "\(place): " + (bool ? "a range whose start or end is true or false, not a frame number" : "a range without start or end frame"))
+                    continue
                 }
                 guard InputRange.frames.contains(s), InputRange.frames.contains(e), s == s.rounded(), e == e.rounded() else {
                     log.add(.error, .badTime, file: file, line: line,
@@ -196,7 +228,7 @@ struct LabelStudioReader {
         var value: Double?
         if declared.hasPrefix("$") {
             let v = data[String(declared.dropFirst())]
-            value = (v as? NSNumber)?.doubleValue ?? (v as? String).flatMap(Double.init)
+            value = Self.number(v) ?? (v as? String).flatMap(Double.init)
         } else {
             value = Double(declared)
         }
@@ -209,6 +241,37 @@ struct LabelStudioReader {
         // under 1 is a frame's duration.
         if fps < 1 { fps = 1 / fps }
         return fps
+    }
+
+    /// The objects of the array at `key` of `container` (none when the key is absent). A value that is no
+    /// array, and each element that is no object, is an error naming `owner` and the element: reading them
+    /// as nothing dropped every range of a result for one stray element.
+    private mutating func objects(_ container: [String: Any], _ key: String, of owner: String, line: Int) -> [[String: Any]] {
+        guard let value = container[key] else { return [] }
+        guard let list = value as? [Any] else {
+            log.add(.error, .jsonShape, file: file, line: line, "\(owner): \(Diagnostic.quote(key)) is not an array")
+            return []
+        }
+        var out: [[String: Any]] = []
+        for (n, element) in list.enumerated() {
+            if let object = element as? [String: Any] { out.append(object) } else {
+                log.add(.error, .jsonShape, file: file, line: line, "\(owner): \(key) item \(n + 1) is not an object")
+            }
+        }
+        return out
+    }
+
+    /// A JSON number as a Double; nil for anything else, true and false included.
+    static func number(_ value: Any?) -> Double? {
+        guard let n = value as? NSNumber, !isBool(n) else { return nil }
+        return n.doubleValue
+    }
+
+    /// Whether a number from JSONSerialization was written `true` or `false`: they come as NSNumbers that
+    /// read as 1 and 0 (`as? NSNumber` takes them), told apart by their type code "c", a one-byte integer,
+    /// which JSONSerialization makes of no number (integers are 64-bit, others Double or Decimal).
+    static func isBool(_ n: NSNumber) -> Bool {
+        UInt8(bitPattern: n.objCType.pointee) == UInt8(ascii: "c")
     }
 
     /// Paths to try for a task's video: as written; an upload's original name (Label Studio prefixes
@@ -233,10 +296,34 @@ struct LabelStudioReader {
         (item["updated_at"] as? String) ?? (item["created_at"] as? String) ?? "\(item["id"] ?? "")"
     }
 
-    /// The `<Video>` tags of a labeling config.
-    static func videoTags(_ url: URL) -> [VideoTag]? {
-        // Not UTF-8: refused before FoundationXML, which traps on names that are not (see ElanReader).
-        guard let data = try? RegularFile.read(url.path), String(validating: data, as: UTF8.self) != nil else { return nil }
+    /// A labeling config is a few kilobytes of XML; a file this large is none, and is not read whole.
+    static let maxConfigBytes = 16 << 20
+
+    /// The bytes of the labeling config at `path`, from one open (a regular file only, never waited on),
+    /// or why not.
+    static func readConfig(_ path: String) -> Result<Data, RegularFile.Refusal> {
+        let descriptor: Int32
+        do { descriptor = try RegularFile.open(path) } catch let refusal as RegularFile.Refusal {
+            return .failure(refusal)
+        } catch {
+            return .failure(RegularFile.Refusal(path: path, reason: "cannot be opened"))
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            let data = try handle.read(upToCount: maxConfigBytes + 1) ?? Data()
+            guard data.count <= maxConfigBytes else {
+                return .failure(RegularFile.Refusal(path: path, reason: "larger than \(maxConfigBytes >> 20) MB, which no labeling config is"))
+            }
+            return .success(data)
+        } catch {
+            return .failure(RegularFile.Refusal(path: path, reason: "cannot be read (\(error.localizedDescription))"))
+        }
+    }
+
+    /// The `<Video>` tags of a labeling config's bytes; nil when they are not a config that can be read.
+    static func videoTags(_ data: Data) -> [VideoTag]? {
+        // Checked here too, whatever the caller did: FoundationXML traps on what the pre-check refuses.
+        guard ElanReader.precheck([UInt8](data)) == nil else { return nil }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         final class Tags: NSObject, XMLParserDelegate {

@@ -13,6 +13,9 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/log.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 
 static inline int cffmpeg_error_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
@@ -59,6 +62,31 @@ static inline int cffmpeg_stream_set_rotation(AVStream *stream, double degrees) 
     return 0;
 #endif
 }
+
+// What a demuxer said was wrong with a file while handpose read it: the messages of error level or worse
+// FFmpeg logged against a format context whose `opaque` points at one of these (VideoReader sets it), counted,
+// the first kept. A demuxer that meets damaged data in the middle of a file (Matroska's "invalid as first byte
+// of an EBML number") logs it and may then end the stream as if the file ended there.
+typedef struct {
+    uint32_t magic;
+    int32_t errors;
+    char first[200];
+} cffmpeg_damage;
+
+enum { CFFMPEG_DAMAGE_MAGIC = 0x68706467 };
+
+// FFmpeg's log callback: nothing is printed (handpose reports errors itself); errors against a watched format
+// context are noted in its `cffmpeg_damage`. A demuxer logs from the thread reading its context, one at a time.
+static inline void cffmpeg_log(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level > AV_LOG_ERROR || avcl == NULL || fmt == NULL) return;
+    const AVClass *cls = *(const AVClass *const *)avcl;
+    if (cls == NULL || cls != avformat_get_class()) return;
+    cffmpeg_damage *d = (cffmpeg_damage *)((AVFormatContext *)avcl)->opaque;
+    if (d == NULL || d->magic != CFFMPEG_DAMAGE_MAGIC) return;
+    if (d->errors++ == 0) vsnprintf(d->first, sizeof d->first, fmt, vl);
+}
+
+static inline void cffmpeg_quiet_logs(void) { av_log_set_callback(cffmpeg_log); }
 
 static inline void cffmpeg_enable_threads(AVCodecContext *ctx) {
     ctx->thread_count = 0;

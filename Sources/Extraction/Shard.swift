@@ -79,9 +79,20 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
     /// Where a sharded run records its shard count in the output folder.
     public static func recordURL(in root: URL) -> URL { root.appendingPathComponent(".handpose-shards") }
 
-    /// The shard count recorded in `root`, if any.
-    public static func recorded(in root: URL) -> Int? {
-        (try? RegularFile.read(recordURL(in: root).path)).flatMap { String(data: $0, encoding: .utf8) }.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    /// The shard count recorded in `root`; nil when none is. A record that is there but unreadable, or
+    /// not a count from 1 to `maxCount` (the file is in the user's folder and may have been edited), is an
+    /// error naming it: it decides how every input is split.
+    public static func recorded(in root: URL) throws -> Int? {
+        let url = recordURL(in: root)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        func fail(_ reason: String) -> ExtractionError { .input(path: url.path, reason: reason) }
+        let data: Data
+        do { data = try RegularFile.read(url.path) } catch { throw fail("the recorded shard count cannot be read: \(error)") }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let n = Int(text), (1...maxCount).contains(n) else {
+            throw fail("holds '\(text.prefix(40))', not a shard count from 1 to \(maxCount): delete the file, or give the count (--shard auto/N, status --shards N)")
+        }
+        return n
     }
 
     /// Records this shard count in `root` (a temporary name, then a rename: concurrent tasks write the same).

@@ -77,9 +77,15 @@ public enum ReportChart {
     /// The confusion matrix as shades of blue, each cell's share of its row, with counts.
     static func confusion(_ c: inout Canvas, _ matrix: [[Int]]?, names: [String], x: Int, y: Int, size: Int) {
         c.text("BASELINE CONFUSION (ROWS: TRUE)", x: x, y: y, scale: 1, color: ink, backing: false)
-        guard let matrix, !matrix.isEmpty else {
+        guard let matrix else {
             c.text("NO BASELINE", x: x + 8, y: y + size / 2, scale: 1, color: ink, backing: false)
             c.text("EXPORT WITH --SPLIT", x: x + 8, y: y + size / 2 + 12, scale: 1, color: ink, backing: false)
+            return
+        }
+        guard !matrix.isEmpty else {
+            // A baseline over more classes than a matrix is drawn for (`BaselineClassifier.confusionClassLimit`).
+            c.text("TOO MANY CLASSES", x: x + 8, y: y + size / 2, scale: 1, color: ink, backing: false)
+            c.text("FOR A MATRIX", x: x + 8, y: y + size / 2 + 12, scale: 1, color: ink, backing: false)
             return
         }
         let n = matrix.count, label = 70

@@ -6,10 +6,11 @@ func cffmpegMessage(_ code: Int32, _ buffer: inout [CChar]) {
     buffer.withUnsafeMutableBufferPointer { cffmpeg_strerror(code, $0.baseAddress, size) }
 }
 
-/// FFmpeg logs to stderr by default; handpose reports errors itself, so only fatal messages pass.
-/// Called by every reader and writer (it sets one integer).
+/// FFmpeg logs to stderr by default; handpose reports errors itself, so nothing is printed: the log callback
+/// (`cffmpeg_log`) only notes a demuxer's errors for the reader watching that file (`VideoReader`'s damage
+/// check). Called by every reader and writer (it sets one pointer).
 func quietFFmpegLogs() {
-    av_log_set_level(AV_LOG_FATAL)
+    cffmpeg_quiet_logs()
 }
 
 /// A rational number as FFmpeg keeps frame rates and time bases.

@@ -98,11 +98,25 @@ public enum InputFiles {
             return
         }
         seenFolders[id] = folder.path
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() } catch {
+        let listing: FolderListing.Listing
+        do { listing = try FolderListing.read(folder.path) } catch let failure as FolderListing.Failure {
+            found.skipped.append((folder.path, "cannot be read (\(failure.reason))", true))
+            return
+        } catch {
             found.skipped.append((folder.path, "cannot be read (\(describe(error)))", true))
             return
         }
+        // A name that is not UTF-8 cannot name its outputs (nor be given to FFmpeg as the path FileManager
+        // makes of it): a folder, a link or a clip so named is an input lost, said so; a regular file
+        // whose name does not look like media is one of the other files.
+        for odd in listing.undecodable where !odd.shown.hasPrefix(folder.path + "/.") {
+            if odd.mayBeInput || MediaKind.isMedia(name: odd.shown) || MediaKind.unreadableReason(name: odd.shown) != nil {
+                found.skipped.append((odd.shown, "its name is not valid UTF-8, which handpose cannot name outputs by: rename it", true))
+            } else {
+                found.otherFiles += 1
+            }
+        }
+        let names = listing.names
         // Hidden files are not inputs: macOS's `._clip.mp4` twins on USB disks, our own `.x.partial` files.
         for name in names where !name.hasPrefix(".") {
             let url = folder.appendingPathComponent(name)

@@ -39,6 +39,8 @@ public final class VideoReader {
     private var jpegStill: JPEGStill.Decoded?
     /// Time spent decoding so far, for `bench extract --profile`.
     public private(set) var timings = Timings()
+    /// The demuxer's complaints about the file, from open to close (`DemuxerDamage`).
+    private let damage = DemuxerDamage()
 
     /// Where `nextFrame`'s time went: reading and decoding packets, and converting frames to RGB.
     public struct Timings: Sendable {
@@ -58,7 +60,7 @@ public final class VideoReader {
             throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = try Self.openInput(&ctx, path)
+        var rc = try Self.openInput(&ctx, path, damage: damage)
         guard rc >= 0, let ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         format = ctx
         rc = avformat_find_stream_info(ctx, nil)
@@ -286,6 +288,15 @@ public final class VideoReader {
                 throw VideoError.truncated(path: path, framesDecoded: nextIndex, framesExpected: containerFrames)
             }
             if let reason = info.cutShort { throw VideoError.cutShort(path: path, framesDecoded: nextIndex, reason: reason) }
+            // A demuxer that met damaged data may end the stream there as if the file ended (Matroska does, the
+            // rest of the cluster and every cluster after it lost): with no frame count or declared end to
+            // compare, what it logged is the only sign, and a shorter clip read as a whole one is what must
+            // not happen. Said at the end, after every frame it could read (where the damage lies it does not
+            // say: it may have found it while probing the file's start).
+            if damage.errors > 0, Self.demuxersEndingAtDamage.contains(info.container) {
+                throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
+                                         ffmpeg: "the \(info.container) demuxer met damaged data (\(damage.first)) and ended the stream there or skipped it, so frames may be missing")
+            }
         }
         return nil
     }
@@ -426,7 +437,14 @@ public final class VideoReader {
     /// format context keeps the file's own name: the demuxer is chosen from the file's bytes and its extension as
     /// before (`image2` for a `.png` whose bytes no image demuxer knows, which then fails to decode), and
     /// `image2` reads the frame through that context. Close with `closeInput`, which closes the I/O context too.
-    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String) throws -> Int32 {
+    /// The demuxers whose logged errors mean frames were lost (`DemuxerDamage`): Matroska and WebM, which list
+    /// no frame count, end the stream at damaged data inside a cluster as if the file ended. The others have
+    /// their own check (MP4, MOV and AVI list their frames; a GIF ends in a trailer), and some log errors
+    /// about a whole file (the GIF demuxer, of bytes after its trailer), so theirs are not taken for lost frames.
+    static let demuxersEndingAtDamage: Set<String> = ["matroska,webm"]
+
+    /// With `damage`, the demuxer's errors about the file are noted there (`quietFFmpegLogs`).
+    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String, damage: DemuxerDamage? = nil) throws -> Int32 {
         var options: OpaquePointer? = nil
         av_dict_set(&options, "protocol_whitelist", "file", 0)
         av_dict_set(&options, "format_whitelist", allowedDemuxers, 0)
@@ -445,6 +463,7 @@ public final class VideoReader {
                     return cffmpeg_error_nomem()
                 }
                 c.pointee.pb = pb
+                if let damage { c.pointee.opaque = UnsafeMutableRawPointer(damage.pointer) }
                 var opened: UnsafeMutablePointer<AVFormatContext>? = c
                 // On failure FFmpeg frees the format context, but not an I/O context it was given.
                 let result = avformat_open_input(&opened, "file:" + path, nil, &options)
@@ -539,5 +558,23 @@ extension VideoFrame {
             }
         } }
         return VideoFrame(index: index, time: time, width: w, height: h, pixels: out)
+    }
+}
+
+/// What a demuxer logged as wrong with the file a reader has open (`cffmpeg_damage`, filled by FFmpeg's log
+/// callback): kept apart from the reader so it outlives the format context, which is closed first.
+final class DemuxerDamage {
+    let pointer = UnsafeMutablePointer<cffmpeg_damage>.allocate(capacity: 1)
+    init() {
+        pointer.initialize(to: cffmpeg_damage())
+        pointer.pointee.magic = UInt32(CFFMPEG_DAMAGE_MAGIC)
+    }
+    deinit { pointer.deallocate() }
+    /// Errors logged so far.
+    var errors: Int { Int(pointer.pointee.errors) }
+    /// The first, in FFmpeg's words.
+    var first: String {
+        withUnsafeBytes(of: pointer.pointee.first) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -67,7 +67,9 @@ struct Convert: ParsableCommand {
         if target == .labelStudio && outputFrameRate == nil {
             throw ValidationError("--to label-studio counts frames: give --output-frame-rate (the rate the Label Studio project declares)")
         }
-        if let r = outputFrameRate, !(r > 0) { throw ValidationError("--output-frame-rate must be positive") }
+        if let r = outputFrameRate, !InputRange.frameRate.contains(r) {
+            throw ValidationError("--output-frame-rate must be from \(InputRange.frameRate.lowerBound) to \(Int(InputRange.frameRate.upperBound)) frames a second")
+        }
     }
 
     func run() throws {
@@ -149,6 +151,12 @@ struct Suggest: ParsableCommand {
 
     func validate() throws {
         guard minSpeed > 0, mergeGap >= 0, minDuration >= 0 else { throw ValidationError("--min-speed must be positive, --merge-gap and --min-duration not negative") }
+        guard InputRange.seconds.contains(mergeGap), InputRange.seconds.contains(minDuration) else {
+            throw ValidationError("--merge-gap and --min-duration must be at most \(Int(InputRange.seconds.upperBound)) seconds")
+        }
+        if let r = frameRate, !InputRange.frameRate.contains(r) {
+            throw ValidationError("--frame-rate must be from \(InputRange.frameRate.lowerBound) to \(Int(InputRange.frameRate.upperBound)) frames a second")
+        }
         guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
     }
 

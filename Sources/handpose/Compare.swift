@@ -1,5 +1,6 @@
 import Analysis
 import ArgumentParser
+import FileSystem
 import Foundation
 import Keypoints
 
@@ -15,10 +16,11 @@ struct Compare: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let (pairs, onlyA, onlyB) = try pairFiles()
+        let (pairs, onlyA, onlyB, unlisted) = try pairFiles()
         var total = KeypointComparison()
         var rows: [(String, KeypointComparison)] = []
-        var errors: [String] = []
+        // A folder that cannot be listed or a name that is not UTF-8, on either side, may hide files to pair.
+        var errors: [String] = unlisted
         for (name, fa, fb) in pairs {
             do {
                 let c = try KeypointComparison.compare(try KeypointFile.load(fa), try KeypointFile.load(fb), path: fa.path)
@@ -72,17 +74,19 @@ struct Compare: ParsableCommand {
         if !errors.isEmpty || !onlyB.isEmpty { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
-    /// Files paired by path (B's may be `*.truth.hands.json`), and the stems found on one side only.
-    func pairFiles() throws -> (pairs: [(String, URL, URL)], onlyA: [String], onlyB: [String]) {
+    /// Files paired by path (B's may be `*.truth.hands.json`), the stems found on one side only, and what
+    /// could not be listed on either side (`FolderListing`).
+    func pairFiles() throws -> (pairs: [(String, URL, URL)], onlyA: [String], onlyB: [String], unlisted: [String]) {
         let fm = FileManager.default
         var isDirA: ObjCBool = false, isDirB: ObjCBool = false
         guard fm.fileExists(atPath: a, isDirectory: &isDirA) else { throw RuntimeFailure("\(a): no such file or folder") }
         guard fm.fileExists(atPath: b, isDirectory: &isDirB) else { throw RuntimeFailure("\(b): no such file or folder") }
         if !isDirA.boolValue && !isDirB.boolValue {
-            return ([((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))], [], [])
+            return ([((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))], [], [], [])
         }
         guard isDirA.boolValue && isDirB.boolValue else { throw ValidationError("compare two files or two folders") }
-        let names = (fm.enumerator(atPath: a)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }.sorted()
+        let inA = FolderListing.files(under: URL(fileURLWithPath: a)), inB = FolderListing.files(under: URL(fileURLWithPath: b))
+        let names = inA.files.filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }
         /// A keypoint file's name without `.truth.hands.json` or `.hands.json`: the input it is of.
         func stem(_ name: String) -> String {
             String(name.dropLast((name.hasSuffix(".truth.hands.json") ? ".truth.hands.json" : ".hands.json").count))
@@ -97,11 +101,13 @@ struct Compare: ParsableCommand {
                 onlyA.append(n)
             }
         }
-        guard !pairs.isEmpty else { throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)", code: ToolExit.dataErrors) }
+        guard !pairs.isEmpty else {
+            let unlisted = (inA.problems + inB.problems).map { "\n  " + $0 }.joined()
+            throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)" + unlisted, code: ToolExit.dataErrors)
+        }
         let paired = Set(pairs.map(\.0))
-        let inB = (fm.enumerator(atPath: b)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".hands.json") }
         // B's own file names (a .truth.hands.json or a .hands.json), of the inputs no pair is of.
-        let onlyB = inB.filter { !paired.contains(stem($0)) }.sorted()
-        return (pairs, onlyA, onlyB)
+        let onlyB = inB.files.filter { $0.hasSuffix(".hands.json") && !paired.contains(stem($0)) }
+        return (pairs, onlyA, onlyB, inA.problems + inB.problems)
     }
 }

@@ -69,11 +69,13 @@ struct ReportCommand: ParsableCommand {
             }
         } else {
             var files: [(String, KeypointFile)] = []
-            let base = root!.standardizedFileURL.path + "/"
-            for case let url as URL in FileManager.default.enumerator(at: root!, includingPropertiesForKeys: nil)!
-            where url.lastPathComponent.hasSuffix(".hands.json") && !url.lastPathComponent.hasSuffix(".truth.hands.json") {
-                let rel = String(url.standardizedFileURL.path.dropFirst(base.count).dropLast(".hands.json".count))
-                do { files.append((rel, noted(try KeypointFile.load(url)))) } catch { unreadable.append("\(error)") }
+            // A sub-folder that cannot be listed or a name that is not UTF-8 may hide keypoint files: each is
+            // named, and the report then exits as one over unreadable files does.
+            let walk = FolderListing.files(under: root!)
+            unreadable += walk.problems
+            for rel in walk.files where rel.hasSuffix(".hands.json") && !rel.hasSuffix(".truth.hands.json") {
+                let url = root!.appendingPathComponent(rel)
+                do { files.append((String(rel.dropLast(".hands.json".count)), noted(try KeypointFile.load(url)))) } catch { unreadable.append("\(error)") }
             }
             guard !files.isEmpty || !unreadable.isEmpty else {
                 Console.error("no keypoint files (*.hands.json) under \(root!.path)")
@@ -113,6 +115,9 @@ struct ReportCommand: ParsableCommand {
         } else {
             print(Self.text(report, png: pngPath))
         }
+        // The report covers the files it read; those it could not (named above among the warnings) make
+        // the exit say so, as `extract` does of inputs that failed.
+        if !unreadable.isEmpty { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
     static func text(_ r: DatasetReport, png: String?) -> String {
@@ -149,9 +154,14 @@ struct ReportCommand: ParsableCommand {
                               "logistic regression on wrist-normalised hand shape and motion", b.trainedOn, b.trainingExamples, b.scoredOn, s.examples,
                               100 * s.accuracy, 100 * s.chance))
             let names = r.classes.map(\.name)
-            var table = [["true \\ predicted"] + names + ["recall"]]
-            for (i, row) in s.confusion.enumerated() { table.append([names[i]] + row.map(String.init) + [pct(s.recall[i])]) }
-            out.append(Table.render(table))
+            if s.confusion.isEmpty {
+                // Too many classes for a matrix (the warnings say so): recall by class alone.
+                out.append(Table.render([["class", "recall"]] + zip(names, s.recall).map { [$0, pct($1)] }))
+            } else {
+                var table = [["true \\ predicted"] + names + ["recall"]]
+                for (i, row) in s.confusion.enumerated() { table.append([names[i]] + row.map(String.init) + [pct(s.recall[i])]) }
+                out.append(Table.render(table))
+            }
         } else if let why = r.baselineSkipped {
             out.append("baseline: none (\(why))")
         }

@@ -24,10 +24,18 @@ struct Synth: ParsableCommand {
     @Flag(help: "Clips in which a live tracker loses the hand: it rises into view from below the frame during the first 0.6 s, and a grey box hides it for 2 to 5 frames mid-clip; the truth keeps the hand throughout (for measuring extract --complete).")
     var losses = false
 
+    /// The most clips of a class, montages or images of a pose class one run writes.
+    static let maxCount = 10_000
+
     func run() throws {
         let dims = size.split(separator: "x").compactMap { Int($0) }
         guard dims.count == 2, dims.allSatisfy({ $0 >= 64 && $0 <= 4096 }) else { throw ValidationError("--size must be WxH, 64 to 4096") }
-        guard fps > 0, seconds > 0, perClass >= 0 else { throw ValidationError("--fps and --seconds must be positive") }
+        guard fps > 0, seconds > 0 else { throw ValidationError("--fps and --seconds must be positive") }
+        // Each count is a loop of clips or images written: from none to a bound far past any test set.
+        for (flag, count) in [("--per-class", perClass), ("--montages", montages), ("--poses-per-class", posesPerClass)]
+        where !(0...Self.maxCount).contains(count) {
+            throw ValidationError("\(flag) must be from 0 to \(Self.maxCount)")
+        }
         // Frame counts are worked out from these: bounded, so none is too large to count.
         guard fps <= 1000, seconds <= 3600 else { throw ValidationError("--fps must be at most 1000 and --seconds at most 3600 (an hour per action)") }
         var s = SynthSettings()

@@ -17,10 +17,13 @@ final class DatasetReportTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     /// Eight examples of two classes (hands at different places), written by the exporter as `format`.
-    /// `swapped`: each example's class is the other one (the same hands, the labels traded).
-    private func export(_ name: String, format: TrainingSet.Format, frames: Int?, swapped: Bool = false) throws -> URL {
+    /// `swapped`: each example's class is the other one (the same hands, the labels traded). `classes`: the
+    /// export's classes, the examples' two being the first two; `split`: its parts.
+    private func export(_ name: String, format: TrainingSet.Format, frames: Int?, swapped: Bool = false, classes: [String] = ["a", "b"],
+                        split: [SplitPart] = []) throws -> URL {
         var settings = ExportSettings()
         if let frames { settings.window = frames }
+        settings.split = split
         var exporter = Exporter(settings: settings, tool: .init(name: "handpose", version: "test"), command: "test")
         exporter.format = format
         let examples = (0..<8).map { i -> Example in
@@ -31,11 +34,11 @@ final class DatasetReportTests: XCTestCase {
             let clip = "c\(i).mp4"
             let label = swapped ? 1 - i % 2 : i % 2
             return Example(label: label, frames: Array(repeating: [hand], count: frames ?? 1),
-                           manifest: ExampleRecord(source: clip, label: label == 0 ? "a" : "b", hand: "any"), clip: clip,
+                           manifest: ExampleRecord(source: clip, label: classes[label], hand: "any"), clip: clip,
                            frameSize: SIMD2(200, 100))
         }
         let out = dir.appendingPathComponent(name)
-        _ = try exporter.write(examples, classes: ["a", "b"], frames: frames, kind: frames == nil ? "poses" : "actions",
+        _ = try exporter.write(examples, classes: classes, frames: frames, kind: frames == nil ? "poses" : "actions",
                                emptyHint: "", to: out, replace: false)
         return out
     }
@@ -121,6 +124,64 @@ final class DatasetReportTests: XCTestCase {
         lines[2] = cells.joined(separator: ",")
         try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
         assertRefused(folder, saying: "X holds nan at value 3 of example 2")
+    }
+
+    /// keypoint.csv's rows are the baseline's features as they stand: a NaN or infinity in one is refused as
+    /// in X, naming the file, line and column, not scored into a meaningless accuracy.
+    func testANonFiniteValueInAKeypointCSVRowIsNamedByLineAndColumn() throws {
+        let folder = try export("kcsv-nan", format: .keypointCSV, frames: nil)
+        XCTAssertNoThrow(try report(folder))
+        let csv = folder.appendingPathComponent("keypoint.csv")
+        let original = try String(contentsOf: csv, encoding: .utf8)
+        for value in ["nan", "inf", "-inf"] {
+            var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var cells = lines[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            XCTAssertEqual(cells.count, 43)
+            cells[4] = value
+            lines[2] = cells.joined(separator: ",")
+            try lines.joined(separator: "\n").write(to: csv, atomically: true, encoding: .utf8)
+            assertRefused(folder, saying: "keypoint.csv:3:5: example 3 holds \(value), which no export writes")
+        }
+    }
+
+    private let halves = [SplitPart(name: "train", fraction: 0.5), SplitPart(name: "val", fraction: 0.5)]
+
+    /// The baseline's cost grows with classes times examples, and the classes come from dataset.json: past
+    /// its budget the report has no baseline and says why, instead of training for hours.
+    func testABaselinePastItsBudgetIsSkippedWithTheReason() throws {
+        let two = try report(try export("two", format: .npy, frames: nil, split: halves))
+        XCTAssertNotNil(two.baseline, two.baselineSkipped ?? "")
+        XCTAssertNil(two.baselineSkipped)
+        // The same eight examples among 4,000 classes: 300 steps of 4 examples x 4,000 classes x 130 weights
+        // each, twice, is 1.4e9 multiply-adds.
+        let vocabulary = ["a", "b"] + (2..<4000).map { "sign\($0)" }
+        let many = try report(try export("many", format: .npy, frames: nil, classes: vocabulary, split: halves))
+        XCTAssertNil(many.baseline)
+        let why = try XCTUnwrap(many.baselineSkipped)
+        XCTAssertTrue(why.hasPrefix("too large for a quick baseline: 4000 classes, "), why)
+        XCTAssertTrue(why.hasSuffix("over the 1e+09 it may take"), why)
+        XCTAssertGreaterThan(BaselineClassifier.work(training: 4, scored: 4, features: 129, classes: 4000), BaselineClassifier.workBudget)
+        XCTAssertLessThan(BaselineClassifier.work(training: 4, scored: 4, features: 129, classes: 2), BaselineClassifier.workBudget)
+    }
+
+    /// The confusion matrix grows as the square of the classes: past its bound it is left out and the report
+    /// says so, while accuracy and recall per class are still given, as the matrix would give them.
+    func testNoConfusionMatrixPastItsBoundOfClasses() throws {
+        let two = try XCTUnwrap(try report(try export("two", format: .keypointCSV, frames: nil, split: halves)).baseline?.score)
+        XCTAssertEqual(two.confusion.count, 2)
+        XCTAssertEqual(two.accuracy, Double(two.confusion[0][0] + two.confusion[1][1]) / Double(two.examples))
+        for (c, row) in two.confusion.enumerated() {
+            XCTAssertEqual(two.recall[c], Double(row[c]) / Double(row.reduce(0, +)))
+        }
+        let vocabulary = ["a", "b"] + (2..<300).map { "sign\($0)" }
+        let many = try report(try export("many", format: .keypointCSV, frames: nil, classes: vocabulary, split: halves))
+        let score = try XCTUnwrap(many.baseline?.score, many.baselineSkipped ?? "no baseline")
+        XCTAssertGreaterThan(vocabulary.count, BaselineClassifier.confusionClassLimit)
+        XCTAssertEqual(score.confusion, [])
+        XCTAssertEqual(score.recall.count, 300)
+        XCTAssertEqual(score.recall.compactMap { $0 }.count, 2, "the held-out part holds two of the classes")
+        XCTAssertEqual(score.examples, 4)
+        XCTAssertTrue(many.warnings.contains { $0.hasPrefix("the baseline's confusion matrix is left out: 300 classes") }, "\(many.warnings.suffix(3))")
     }
 
     func testAFIFOInPlaceOfTheArchiveIsRefusedNotWaitedOn() throws {

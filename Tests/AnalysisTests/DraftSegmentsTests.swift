@@ -43,4 +43,31 @@ final class DraftSegmentsTests: XCTestCase {
         // One frame's jump (a detection glitch) is smoothed away; so is a draft under --min-duration.
         XCTAssertTrue(DraftSegments.suggest(file([{ t in self.hand(x: abs(t - 1.5) < 0.01 ? 0.6 : 0.5) }])).isEmpty)
     }
+
+    /// The median takes at most `maxSmoothingFrames` either side, whatever the rate. At 10^6 frames a second
+    /// 0.1 s either side was the whole of this millisecond clip for every frame (a cost growing with the
+    /// square of the frames), and the clip's one median hid a slide over its first 40%. At 240 fps the
+    /// window is still the 0.1 s asked, and a slide's draft is the one found at 30 fps.
+    func testTheMedianWindowIsCappedInFramesAtAnyRate() {
+        var settings = DraftSegments.Settings()
+        settings.minDuration = 0
+        // 1,000 frames at 10^6 fps: sliding for the first 400 microseconds, then still.
+        let fast = file([{ t in self.hand(x: Float(0.3 + 0.01 * min(t, 0.0004) / 0.0004)) }], seconds: 0.001, fps: 1_000_000)
+        XCTAssertEqual(fast.frames.count, 1000)
+        let drafts = DraftSegments.suggest(fast, settings: settings)
+        XCTAssertEqual(drafts.count, 1)
+        XCTAssertEqual(drafts.first?.start ?? -1, 0, accuracy: 1e-9)
+        XCTAssertEqual(drafts.first?.end ?? -1, 0.0004, accuracy: 0.000005)
+
+        // At 240 fps, 0.1 s either side is under the cap at every frame, so the median is the one asked for.
+        let smoothing = DraftSegments.Settings().smoothing
+        let times = (0..<720).map { Double($0) / 240 }
+        let widest = times.indices.map { k in times[(k + 1)...].prefix { $0 - times[k] <= smoothing }.count }.max() ?? 0
+        XCTAssertEqual(widest, 24)
+        XCTAssertLessThanOrEqual(widest, DraftSegments.maxSmoothingFrames)
+        let slide = DraftSegments.suggest(file([{ t in self.hand(x: Float(0.3 + 0.4 * min(1, max(0, t - 1)))) }], fps: 240))
+        XCTAssertEqual(slide.count, 1)
+        XCTAssertEqual(slide.first?.start ?? -1, 1.0, accuracy: 0.1)
+        XCTAssertEqual(slide.first?.end ?? -1, 2.0, accuracy: 0.1)
+    }
 }

@@ -258,6 +258,62 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(Segment.self, from: data), s)
     }
 
+    /// Findings of `kind`, kept or only counted.
+    func total(_ set: AnnotationSet, _ kind: Diagnostic.Kind) -> Int {
+        set.diagnostics.filter { $0.kind == kind }.count + set.log.omitted.filter { $0.kind == kind }.reduce(0) { $0 + $1.count }
+    }
+
+    /// Overlaps are found in one pass and said once a segment, with the earlier segment of another label
+    /// that reaches furthest: 20,000 rows of distinct labels over one span made one warning for each pair
+    /// (200 million, and the check never finished).
+    func testOverlapsAreOneWarningASegment() throws {
+        var text = "video,label,start,end\n"
+        for i in 0..<20_000 { text += "clip.mp4,c\(i),0,2\n" }
+        let url = dir.appendingPathComponent("overlaps.csv")
+        try Data(text.utf8).write(to: url)
+        var set = AnnotationSource.load(annotationFile: url, maxDiagnosticsPerKind: 5)
+        Validator(fps: 10).check(&set)
+        XCTAssertEqual(total(set, .overlap), 19_999)
+        let first = try XCTUnwrap(set.warnings.first { $0.kind == .overlap })
+        XCTAssertEqual(first.line, 3)
+        XCTAssertEqual(first.message, "overlaps line 2 (0.000s-2.000s of 'clip.mp4') with a different label ('c1' vs 'c0')")
+        // The furthest-reaching segment has the same label: the furthest of another label is the one named.
+        let nested = run("nested.csv", "video,label,start,end\nclip.mp4,a,0,3\nclip.mp4,b,0.5,1\nclip.mp4,a,0.8,2\n")
+        XCTAssertEqual(nested.warnings.filter { $0.kind == .overlap }.map { "\($0.line ?? 0): \($0.message.prefix(15))" },
+                       ["3: overlaps line 2", "4: overlaps line 3"])
+    }
+
+    /// A JSON file whose every entry has a key of its own is read with a slot per column read, not per key
+    /// (80,000 such entries never finished), and names 20 unknown keys and counts the rest.
+    func testAKeyOfItsOwnOnEveryEntryIsCountedNotAColumnEach() throws {
+        var text = "[\n"
+        for i in 0..<20_000 { text += (i == 0 ? "" : ",\n") + "{\"video\": \"clip.mp4\", \"label\": \"wave\", \"start\": 0, \"end\": 1, \"k\(i)\": 1}" }
+        text += "\n]\n"
+        let url = dir.appendingPathComponent("keys.json")
+        try Data(text.utf8).write(to: url)
+        let set = AnnotationSource.load(annotationFile: url)
+        XCTAssertEqual(set.errors, [])
+        XCTAssertEqual(set.segments.count, 20_000)
+        XCTAssertEqual(total(set, .unknownColumn), AnnotationFileReader.unknownKeysNamed + 1)
+        XCTAssertNotNil(find(set, "unknown column 'k0' is ignored"))
+        XCTAssertNotNil(find(set, "19,980 more unknown columns (keys) are ignored"))
+    }
+
+    /// A key given twice in one JSON entry is an error for a column read (which one counts?), and the entry
+    /// is not read; an unknown key twice is left to the unknown-column warning. (The last one was kept silently.)
+    func testAColumnGivenTwiceInAJSONEntryIsAnError() {
+        let set = run("twice.json", """
+        [
+          {"video": "clip.mp4", "label": "wave", "label": "grab", "start": 0, "end": 1},
+          {"video": "clip.mp4", "label": "Background", "start": 1, "end": 2, "note": 1, "note": 2}
+        ]
+        """)
+        XCTAssertEqual(set.errors.map(\.kind), [.duplicateColumn])
+        XCTAssertEqual(set.errors.first?.line, 2)
+        XCTAssertEqual(set.errors.first?.message, "entry 1 gives 'label' twice")
+        XCTAssertEqual(set.segments.map(\.label), ["Background"])
+    }
+
     func testLargeFile() {
         var text = "video,label,start,end\n"
         for i in 0..<100_000 { text += "clip.mp4,\(i % 2 == 0 ? "wave" : "Background"),\(Double(i % 20) * 0.1),\(Double(i % 20) * 0.1 + 0.5)\n" }

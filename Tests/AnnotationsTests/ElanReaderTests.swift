@@ -281,4 +281,74 @@ final class ElanReaderTests: XCTestCase {
         XCTAssertThrowsError(try AnnotationOptions.labelMap(["=x"]))
         XCTAssertThrowsError(try AnnotationOptions.labelMap([dir.appendingPathComponent("absent").path]))
     }
+
+    /// All a `PrecheckedXMLInput` hands on, as XMLParser reads it, and its last answer (0 at the end, -1 stopped).
+    func drain(_ input: PrecheckedXMLInput) -> (bytes: [UInt8], last: Int) {
+        var out: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBufferPointer { input.read($0.baseAddress!, maxLength: $0.count) }
+            if n <= 0 { return (out, n) }
+            out += buffer[..<n]
+        }
+    }
+
+    /// The parser is handed only bytes the pre-check has passed, from the one open the check read: a
+    /// processing instruction past the first chunk stops the stream before that chunk reaches the parser, a
+    /// file swapped at the path after the open is not what is parsed, and a file that cannot be read is an
+    /// error, never an unchecked pass (the pre-check opened the path again, and passed what it could not open).
+    func testTheParserIsHandedOnlyTheBytesThePreCheckPassed() throws {
+        let chunk = AnnotationFileReader.chunkSize
+        let url = dir.appendingPathComponent("late-pi.eaf")
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ANNOTATION_DOCUMENT>\n"
+        while text.utf8.count < chunk + 100 { text += "<!-- filler filler filler filler filler filler filler filler -->\n" }
+        let piLine = text.filter { $0 == "\n" }.count + 1
+        text += "<?pi?>\n</ANNOTATION_DOCUMENT>\n"
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let late = PrecheckedXMLInput(handle: try XCTUnwrap(FileHandle(forReadingAtPath: url.path)))
+        let (handed, last) = drain(late)
+        XCTAssertEqual(last, -1)
+        XCTAssertEqual(handed.count, chunk, "the first chunk, checked, and nothing of the one holding <?pi?>")
+        XCTAssertEqual(late.problem, .processingInstruction(line: piLine))
+        let set = load(url)
+        XCTAssertEqual(set.errors.first?.line, piLine, "\(set.errors)")
+        XCTAssertTrue(set.errors.first?.message.contains("processing instruction") == true, "\(set.errors)")
+
+        // Opened, then another file put at its path: the bytes handed on are the file opened, all of them.
+        let good = dir.appendingPathComponent("good.eaf"), bad = dir.appendingPathComponent("bad.eaf")
+        let original = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ANNOTATION_DOCUMENT></ANNOTATION_DOCUMENT>\n"
+        try original.write(to: good, atomically: true, encoding: .utf8)
+        let opened = PrecheckedXMLInput(handle: try XCTUnwrap(FileHandle(forReadingAtPath: good.path)))
+        try "<?xml version=\"1.0\"?>\n<?pi?><ANNOTATION_DOCUMENT/>\n".write(to: bad, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: good)
+        try FileManager.default.moveItem(at: bad, to: good)
+        let swapped = drain(opened)
+        XCTAssertEqual(swapped.last, 0)
+        XCTAssertEqual(swapped.bytes, Array(original.utf8))
+        XCTAssertNil(opened.problem)
+
+        // A descriptor that cannot be read (opened for writing): an error, and nothing handed on.
+        let unreadable = PrecheckedXMLInput(handle: try XCTUnwrap(FileHandle(forWritingAtPath: good.path)))
+        let none = drain(unreadable)
+        XCTAssertEqual(none.last, -1)
+        XCTAssertEqual(none.bytes, [])
+        XCTAssertNotNil(unreadable.readError)
+        XCTAssertNil(unreadable.problem)
+    }
+
+    /// A label map saved with CR LF line ends is read line by line (it was one line: "\r\n" is one
+    /// Character, so the map was silently ignored), and a control character in a label or class is an
+    /// error naming the map and line.
+    func testALabelMapWithCRLFLinesAndControlCharacters() throws {
+        let file = dir.appendingPathComponent("crlf.txt")
+        try "# merge spellings\r\nWave = wave\r\n\r\nnoise=\r\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try AnnotationOptions.labelMap([file.path]), ["Wave": "wave", "noise": ""])
+        try "Wave = wave\nbell\u{7}=ring\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try AnnotationOptions.labelMap([file.path])) { error in
+            XCTAssertTrue("\(error)".contains("\(file.path):2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("control character"), "\(error)")
+        }
+        // A lone CR inside a line is a control character too, not a line break.
+        try "a=b\rc=d\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try AnnotationOptions.labelMap([file.path])) { XCTAssertTrue("\($0)".contains(":1"), "\($0)") }
+    }
 }

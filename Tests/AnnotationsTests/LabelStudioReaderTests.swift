@@ -137,4 +137,48 @@ final class LabelStudioReaderTests: XCTestCase {
         try task(9, 1).write(to: url, atomically: true, encoding: .utf8)
         XCTAssertEqual(load(url, config: nil, frameRate: 10).segments.count, 1, "a root object is one task")
     }
+
+    /// An item of the wrong type in `annotations`, `ranges` or `timelinelabels`, and `true` as a frame, are
+    /// each an error naming the file, the task's line and the result; the other items are read. (A cast of
+    /// the whole array dropped every range of the result, without a word, and `true` read as frame 1.)
+    func testItemsOfTheWrongTypeAreErrorsAndTheRestIsRead() throws {
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("videos/a.mp4").path, contents: Data())
+        let url = dir.appendingPathComponent("export.json")
+        try """
+        [
+        {"id": 1, "data": {"video": "/data/upload/1/0123abcd-a.mp4"}, "annotations": [7, {"id": 2, "result": [{"id": "r", "type": "timelinelabels",
+         "value": {"ranges": [{"start": 1, "end": 10}, 5, {"start": true, "end": 20}], "timelinelabels": ["wave", 3]}}]}]}
+        ]
+
+        """.write(to: url, atomically: true, encoding: .utf8)
+        let set = load(url, config: nil, frameRate: 10)
+        XCTAssertEqual(set.segments.map { [$0.start!, $0.end!] }, [[0, 1]], "the good range is read, and only it")
+        XCTAssertEqual(set.segments.map(\.label), ["wave"])
+        let messages = set.errors.map(\.message)
+        for expected in ["task 1 (id 1): annotations item 1 is not an object",
+                         "task 1 (id 1), annotation 2, result r: ranges item 2 is not an object",
+                         "task 1 (id 1), annotation 2, result r: a range whose start or end is true or false",
+                         "task 1 (id 1), annotation 2, result r: timelinelabels item 2 is not a string"] {
+            XCTAssertTrue(messages.contains { $0.hasPrefix(expected) }, "\(expected) in \(messages)")
+        }
+        XCTAssertEqual(set.errors.count, 4, "\(messages)")
+        XCTAssertEqual(Set(set.errors.map(\.line)), [2], "each names its task's line")
+        XCTAssertEqual(Set(set.errors.map(\.file)), [url.path])
+        XCTAssertEqual(LabelStudioReader.number(NSNumber(value: 3)), 3)
+        XCTAssertNil(LabelStudioReader.number(NSNumber(value: true)))
+    }
+
+    /// The labeling config is read once, and the bytes pre-checked are the bytes parsed: `videoTags` refuses
+    /// what the pre-check refuses whoever calls it, and what cannot be read is refused, never passed.
+    func testAConfigIsCheckedAndParsedFromTheSameBytes() throws {
+        let video = "<Video name=\"video\" value=\"$video\" frameRate=\"25.0\"/>"
+        XCTAssertEqual(LabelStudioReader.videoTags(Data("<View>\(video)</View>".utf8))?.first?.frameRate, "25.0")
+        XCTAssertNil(LabelStudioReader.videoTags(Data("<View>\n<?pi?>\(video)</View>".utf8)))
+        if case .success = LabelStudioReader.readConfig(dir.path) { XCTFail("a folder was read as a config") }
+        let (url, _) = try export()
+        let set = load(url, config: dir)
+        XCTAssertTrue(set.segments.isEmpty)
+        XCTAssertEqual(set.errors.first?.file, dir.path)
+        XCTAssertTrue(set.errors.first?.message.contains("cannot read this labeling config: is a folder") == true, "\(set.errors)")
+    }
 }

@@ -35,6 +35,26 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// The count a sharded run records in its output folder is read back only when it is a count
+    /// `parse` accepts: an edited record is an error naming the file, never a trap (0 divided by), a
+    /// negative count, or a count of a trillion that `status` would list shard by shard.
+    func testARecordedShardCountOutOfRangeIsAnErrorNamingTheFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("shard-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        XCTAssertNil(try Shard.recorded(in: root))
+        Shard(index: 1, count: 4).record(in: root)
+        XCTAssertEqual(try Shard.recorded(in: root), 4)
+        for text in ["0", "-3", "1000000000000", "99999999999999999999999", "four", "", "100001"] {
+            try Data((text + "\n").utf8).write(to: Shard.recordURL(in: root))
+            XCTAssertThrowsError(try Shard.recorded(in: root), text) {
+                XCTAssertTrue("\($0)".contains(".handpose-shards") && "\($0)".contains("not a shard count from 1 to 100000"), "\($0)")
+            }
+        }
+        try Data("100000\n".utf8).write(to: Shard.recordURL(in: root))
+        XCTAssertEqual(try Shard.recorded(in: root), 100_000)
+    }
+
     func testEveryInputInOneShardUnmovedByOtherFilesAndBalanced() throws {
         let items = (0..<4000).map { InputFiles.Item(url: URL(fileURLWithPath: "/nowhere/\($0).mp4"), relative: "set\($0 % 7)/clip\($0).mp4") }
         let shards = (0..<4).map { Shard(index: $0, count: 4).select(items) }

@@ -271,6 +271,51 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// Matroska damaged in the middle (a bad sector, a broken copy: bytes zeroed inside a block) with its
+    /// declared sizes intact: FFmpeg's demuxer logs the damage and ends the stream there, as if the file ended,
+    /// and nothing else tells (no frame count, the declared end is the file's). What it logged makes the read
+    /// end in an error after every frame it could give, never a shorter clip read as whole.
+    func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+              let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg and ffprobe commands are absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        let full = dir.appendingPathComponent("whole.mkv")
+        let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "20",
+                                                "-pix_fmt", "yuv420p", "-g", "5", "-bf", "0", "-y", full.path])
+        XCTAssertEqual(made.status, 0, made.output)
+        XCTAssertEqual(try ClipFactory.readAll(full).count, 20, "the whole file reads whole, with no complaint")
+        let probed = try ClipFactory.run(ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "compact=p=0", full.path])
+        XCTAssertEqual(probed.status, 0, probed.output)
+        // Lines of `size=N|pos=M`, in whichever order ffprobe gives the two.
+        let packets = probed.output.split(separator: "\n").map { line in
+            Dictionary(line.split(separator: "|").compactMap { field -> (String, Int)? in
+                let kv = field.split(separator: "=")
+                return kv.count == 2 ? Int(kv[1]).map { (String(kv[0]), $0) } : nil
+            }, uniquingKeysWith: { a, _ in a })
+        }.filter { $0["pos"] != nil && $0["size"] != nil }
+        XCTAssertEqual(packets.count, 20, probed.output)
+        // The eighth frame's block zeroed.
+        let (size, position) = (packets[7]["size"]!, packets[7]["pos"]!)
+        var data = try Data(contentsOf: full)
+        data.replaceSubrange(position..<(position + size), with: Data(repeating: 0, count: size))
+        let damaged = dir.appendingPathComponent("damaged.mkv")
+        try data.write(to: damaged)
+        let reader = try VideoReader(url: damaged)
+        XCTAssertNil(reader.info.cutShort, "nothing in the file's sizes says it is short")
+        var frames = 0
+        do {
+            while try reader.nextFrame() != nil { frames += 1 }
+            XCTFail("a damaged file must end in an error, not as a clip of \(frames) frames")
+        } catch let error as VideoError {
+            XCTAssertEqual(error.path, damaged.path)
+            XCTAssertTrue(error.description.contains("demuxer met damaged data") && error.description.contains("EBML"), error.description)
+        }
+        XCTAssertGreaterThan(frames, 0, "the frames before the damage are delivered")
+        XCTAssertLessThan(frames, 20)
+    }
+
     /// A streamed Matroska file (`-live 1`: sizes unknown, as a pipe or a live recording writes them) states
     /// no duration and no end: its duration comes from its packets, and a cut inside an element is found.
     func testAStreamedMatroskaFileHasADurationAndItsCutIsFound() throws {

@@ -176,4 +176,61 @@ final class HostileCommandTests: XCTestCase {
         let lines = try String(contentsOfFile: path("back.csv"), encoding: .utf8).split(separator: "\n").dropFirst().sorted()
         XCTAssertEqual(lines, csv.split(separator: "\n").dropFirst().sorted())
     }
+
+    /// A name with a byte that is not UTF-8 (`b\xff.mp4`, as a Latin-1 machine writes it), made in `folder`:
+    /// a hard link to `source`, or a folder when `source` is nil.
+    func oddName(in folder: String, _ stem: String, _ suffix: String, linking source: String?) throws {
+        let bytes = Array((folder + "/" + stem).utf8) + [0xFF] + Array(suffix.utf8)
+        let made = bytes.map { CChar(bitPattern: $0) } + [0]
+        let rc = source.map { link($0, made) } ?? mkdir(made, 0o755)
+        XCTAssertEqual(rc, 0, "cannot make \(stem)\\xFF\(suffix): errno \(errno)")
+    }
+
+    /// The sixth audit's findings through the tool (2026-11-29): an edited shard record, synth's counts,
+    /// frame rates below the range, and names that are not UTF-8, which FileManager turned into other names
+    /// (a clip skipped as "a link to nothing" with exit 0, a class or keypoint file silently missing). Each is
+    /// now an error naming the path and a non-zero exit; nothing traps or runs without end.
+    func testTheSixthAuditsInputsAreNamedErrorsNotCrashesOrSilentGaps() throws {
+        let url = try extracted()
+        // status: a record of 0 divided by, of -3 trapped, of 10^12 listed a trillion shards.
+        for text in ["0", "-3", "1000000000000"] {
+            try Data((text + "\n").utf8).write(to: dir.appendingPathComponent("out/.handpose-shards"))
+            let status = try handpose(["status", path("out"), "--inputs", path("in")])
+            XCTAssertEqual(status.0, 3, "\(text): \(status.1)")
+            XCTAssertTrue(status.1.contains(".handpose-shards") && status.1.contains("not a shard count"), status.1)
+        }
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("out/.handpose-shards"))
+        for flag in ["--montages=-1", "--poses-per-class=-1", "--per-class=100000000"] {
+            let synth = try handpose(["synth", "-o", path("syn"), flag])
+            XCTAssertEqual(synth.0, 64, "\(flag): \(synth.1)")
+        }
+        try "video,label,start,end\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/b.csv"), atomically: true, encoding: .utf8)
+        let convert = try handpose(["annotations", "convert", path("in/b.csv"), "-o", path("b.json"), "--to", "label-studio", "--output-frame-rate", "1e-300"])
+        XCTAssertEqual(convert.0, 64, convert.1)
+        XCTAssertTrue(convert.1.contains("--output-frame-rate must be from"), convert.1)
+        let suggest = try handpose(["annotations", "suggest", url.path, "-o", path("d.json"), "--to", "label-studio", "--frame-rate", "1e-300", "--root", path("in")])
+        XCTAssertEqual(suggest.0, 64, suggest.1)
+
+        // Names that are not UTF-8: a clip among the inputs is named and fails the run; the others are done.
+        try oddName(in: path("in"), "b", ".mp4", linking: path("in/grab_0.mp4"))
+        let extract = try handpose(["extract", path("in"), "-o", path("out-odd"), "--jobs", "1"])
+        XCTAssertEqual(extract.0, 1, extract.1)
+        XCTAssertTrue(extract.1.contains("b\\xFF.mp4") && extract.1.contains("not valid UTF-8"), extract.1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("out-odd/grab_0.mp4.hands.json")), "the other clip is done")
+        // A labelled folder's clip so named is an error of validate, not a class that quietly holds fewer clips.
+        try FileManager.default.createDirectory(atPath: path("labelled/grab"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path("in/grab_0.mp4"), toPath: path("labelled/grab/a.mp4"))
+        try oddName(in: path("labelled/grab"), "c", ".mp4", linking: path("in/grab_0.mp4"))
+        let validate = try handpose(["validate", path("labelled")])
+        XCTAssertEqual(validate.0, 2, validate.1)
+        XCTAssertTrue(validate.1.contains("c\\xFF.mp4") && validate.1.contains("not valid UTF-8"), validate.1)
+        // report and compare: a sub-folder so named may hold keypoint files; it is named, and the exit says so.
+        try oddName(in: path("out"), "sub", "", linking: nil)
+        let report = try handpose(["report", "--keypoints", path("out")])
+        XCTAssertEqual(report.0, 1, report.1)
+        XCTAssertTrue(report.1.contains("sub\\xFF") && report.1.contains("not valid UTF-8"), report.1)
+        let compare = try handpose(["compare", path("out"), path("out-odd")])
+        XCTAssertEqual(compare.0, 1, compare.1)
+        XCTAssertTrue(compare.1.contains("sub\\xFF"), compare.1)
+    }
 }

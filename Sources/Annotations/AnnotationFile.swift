@@ -273,7 +273,11 @@ enum AnnotationFileReader {
                 case .bool(let b): values[at] = b ? "true" : "false"
                 case .null: values[at] = ""
                 case .nested:
-                    sink.log.add(.error, .jsonShape, file: file, line: element.line, "\(Diagnostic.quote(name)) must be a string or a number")
+                    // Only a column read must hold a value; what an ignored key holds is never looked at, so its
+                    // shape is no error, whichever of the ignored keys it is.
+                    if read.contains(name) {
+                        sink.log.add(.error, .jsonShape, file: file, line: element.line, "\(Diagnostic.quote(name)) must be a string or a number")
+                    }
                 case let .tooLong(head, characters):
                     sink.log.add(.error, .valueTooLong, file: file, line: element.line,
                                  "\(Diagnostic.quote(name)) value \(Diagnostic.quote(head: head, length: characters)) is too long for a path, label or time")

@@ -139,10 +139,11 @@ public enum AnnotationSource {
         let other = poses ? MediaKind.videoExtensions : MediaKind.imageExtensions
         // Listed by `FolderListing`: a folder that cannot be listed or a name that is not UTF-8 is an error
         // naming it, never a class or clip that silently drops out of the data.
-        func listing(_ path: String) -> FolderListing.Listing? {
+        // At the root a folder is a class; in a class folder, folders are not searched.
+        func listing(_ path: String, classes: Bool) -> FolderListing.Listing? {
             do {
                 let listing = try FolderListing.read(path)
-                for odd in listing.undecodable where !odd.shown.hasPrefix(path + "/.") {
+                for odd in listing.undecodable where odd.lost(searchingFolders: classes, wanted: { extensions.contains(($0 as NSString).pathExtension.lowercased()) }) {
                     set.log.add(.error, .unlistableFolder, file: odd.shown, "its name is not valid UTF-8, so it cannot be read as data: rename it")
                 }
                 return listing
@@ -153,7 +154,7 @@ public enum AnnotationSource {
             }
             return nil
         }
-        guard let names = listing(root.path)?.names else { return set }
+        guard let names = listing(root.path, classes: true)?.names else { return set }
         // A clip is named by its path under ROOT (`wave/clip1.mp4`), never its bare name: `wave/clip1.mp4`
         // and `Background/clip1.mp4` are two clips, with two keypoint files.
         let base = root.standardizedFileURL.path + "/"
@@ -168,7 +169,7 @@ public enum AnnotationSource {
             var isDir: ObjCBool = false
             _ = fm.fileExists(atPath: url.path, isDirectory: &isDir)
             if isDir.boolValue {
-                guard let listed = listing(url.path) else { continue }
+                guard let listed = listing(url.path, classes: false) else { continue }
                 let files = listed.names.filter { !$0.hasPrefix(".") }
                 var used = 0
                 for f in files {

@@ -83,7 +83,8 @@ static inline void cffmpeg_log(void *avcl, int level, const char *fmt, va_list v
     if (cls == NULL || cls != avformat_get_class()) return;
     cffmpeg_damage *d = (cffmpeg_damage *)((AVFormatContext *)avcl)->opaque;
     if (d == NULL || d->magic != CFFMPEG_DAMAGE_MAGIC) return;
-    if (d->errors++ == 0) vsnprintf(d->first, sizeof d->first, fmt, vl);
+    if (d->errors == 0) vsnprintf(d->first, sizeof d->first, fmt, vl);
+    if (d->errors < INT32_MAX) d->errors++;
 }
 
 static inline void cffmpeg_quiet_logs(void) { av_log_set_callback(cffmpeg_log); }

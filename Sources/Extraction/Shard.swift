@@ -90,7 +90,7 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
         do { data = try RegularFile.read(url.path) } catch { throw fail("the recorded shard count cannot be read: \(error)") }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let n = Int(text), (1...maxCount).contains(n) else {
-            throw fail("holds '\(text.prefix(40))', not a shard count from 1 to \(maxCount): delete the file, or give the count (--shard auto/N, status --shards N)")
+            throw fail("holds '\(text.prefix(40))', not a shard count from 1 to \(maxCount): delete the file, or give the count (extract --shard auto/N, status --shards N)")
         }
         return n
     }

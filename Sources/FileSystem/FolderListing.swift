@@ -7,12 +7,19 @@ import Foundation
 /// bytes escaped) for the caller to name as an input it cannot take, never turned into another name.
 public enum FolderListing {
     /// One entry whose name is not UTF-8: the folder's path joined to the name with its bytes escaped
-    /// (`\xFF`), and whether it may hold or be an input (a folder, a link, or a kind `readdir` does not
-    /// tell), as opposed to a regular file.
+    /// (`\xFF`), whether the name is hidden (a leading period, skipped as every hidden name is), and whether
+    /// it is a folder (links followed, asked of the file system when `readdir` does not say).
     public struct Undecodable: Equatable, Sendable {
         public var shown: String
-        public var mayBeInput: Bool
-        public init(shown: String, mayBeInput: Bool) { self.shown = shown; self.mayBeInput = mayBeInput }
+        public var isHidden: Bool
+        public var isFolder: Bool
+        public init(shown: String, isHidden: Bool, isFolder: Bool) { self.shown = shown; self.isHidden = isHidden; self.isFolder = isFolder }
+
+        /// Whether a walk looking for files that `wanted` (judged by the escaped name) takes has lost
+        /// something here: a folder it would search (`searched`), or a file it would take.
+        public func lost(searchingFolders searched: Bool, wanted: (String) -> Bool) -> Bool {
+            !isHidden && (isFolder ? searched : wanted(shown))
+        }
     }
 
     /// The names of a folder's entries (not `.` and `..`, hidden ones included), sorted, and those not UTF-8.
@@ -42,14 +49,28 @@ public enum FolderListing {
                 if errno != 0 { throw Failure(path: path, reason: String(cString: strerror(errno))) }
                 break
             }
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            // The name's bytes up to its terminating zero, never past the entry's own record.
+            let bytes = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
+                    Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
+                }
+            }
             if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
             if let name = String(validating: bytes, as: UTF8.self) {
                 names.append(name)
             } else {
-                let kind = Int32(entry.pointee.d_type)
+                var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
+                if entry.pointee.d_type == UInt8(DT_UNKNOWN) || entry.pointee.d_type == UInt8(DT_LNK) {
+                    // Asked by the name's own bytes, relative to the folder open here, links followed.
+                    var st = stat()
+                    isFolder = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
+                            fstatat(dirfd(dir), name, &st, 0) == 0 && st.st_mode & S_IFMT == S_IFDIR
+                        }
+                    }
+                }
                 let shown = (path.hasSuffix("/") ? path : path + "/") + escaped(bytes)
-                undecodable.append(Undecodable(shown: shown, mayBeInput: kind != Int32(DT_REG)))
+                undecodable.append(Undecodable(shown: shown, isHidden: bytes.first == 0x2E, isFolder: isFolder))
             }
         }
         return Listing(names: names.sorted(), undecodable: undecodable.sorted { $0.shown < $1.shown })
@@ -62,14 +83,19 @@ public enum FolderListing {
 
     /// Every regular file (or link to one) under `root`, as paths relative to it, sorted, walking
     /// sub-folders (not through links to folders, so no loop); and what could not be walked: folders that
-    /// cannot be listed and names that are not UTF-8, each a message naming the path.
-    public static func files(under root: URL) -> (files: [String], problems: [String]) {
+    /// cannot be searched, and names that are not UTF-8 of folders or of files `wanted` would take (judged by
+    /// the name with its bytes escaped), each a message naming the path.
+    public static func files(under root: URL, wanted: (String) -> Bool) -> (files: [String], problems: [String]) {
         var files: [String] = [], problems: [String] = []
         var pending: [(path: String, relative: String)] = [(root.path, "")]
         while let (path, relative) = pending.popLast() {
             let listing: Listing
-            do { listing = try read(path) } catch { problems.append("\(error)"); continue }
-            problems += listing.undecodable.map { "\($0.shown): its name is not valid UTF-8, so it cannot be read here; rename it" }
+            do { listing = try read(path) } catch let failure as Failure {
+                problems.append("\(failure.path): cannot be searched (\(failure.reason))")
+                continue
+            } catch { problems.append("\(error)"); continue }
+            problems += listing.undecodable.filter { $0.lost(searchingFolders: true, wanted: wanted) }
+                .map { "\($0.shown): its name is not valid UTF-8, so it cannot be read here; rename it" }
             for name in listing.names {
                 let full = path + "/" + name, rel = relative.isEmpty ? name : relative + "/" + name
                 var own = stat()

@@ -10,8 +10,11 @@ func cffmpegMessage(_ code: Int32, _ buffer: inout [CChar]) {
 /// (`cffmpeg_log`) only notes a demuxer's errors for the reader watching that file (`VideoReader`'s damage
 /// check). Called by every reader and writer (it sets one pointer).
 func quietFFmpegLogs() {
-    cffmpeg_quiet_logs()
+    _ = ffmpegLogCallback
 }
+
+/// Set once, before the first reader or writer: the callback is a process-wide pointer FFmpeg reads as it logs.
+private let ffmpegLogCallback: Void = cffmpeg_quiet_logs()
 
 /// A rational number as FFmpeg keeps frame rates and time bases.
 public struct Rational: Equatable, Sendable, CustomStringConvertible {

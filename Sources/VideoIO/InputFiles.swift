@@ -107,11 +107,13 @@ public enum InputFiles {
             return
         }
         // A name that is not UTF-8 cannot name its outputs (nor be given to FFmpeg as the path FileManager
-        // makes of it): a folder, a link or a clip so named is an input lost, said so; a regular file
-        // whose name does not look like media is one of the other files.
-        for odd in listing.undecodable where !odd.shown.hasPrefix(folder.path + "/.") {
-            if odd.mayBeInput || MediaKind.isMedia(name: odd.shown) || MediaKind.unreadableReason(name: odd.shown) != nil {
+        // makes of it): a clip, or a folder the walk would search, so named is an input lost, said so; a
+        // folder a walk without -r passes over is counted as such, any other file as one of the other files.
+        for odd in listing.undecodable where !odd.isHidden {
+            if odd.lost(searchingFolders: recursive, wanted: { MediaKind.isMedia(name: $0) || MediaKind.unreadableReason(name: $0) != nil }) {
                 found.skipped.append((odd.shown, "its name is not valid UTF-8, which handpose cannot name outputs by: rename it", true))
+            } else if odd.isFolder {
+                found.subfoldersNotSearched += 1
             } else {
                 found.otherFiles += 1
             }

@@ -67,9 +67,7 @@ struct Convert: ParsableCommand {
         if target == .labelStudio && outputFrameRate == nil {
             throw ValidationError("--to label-studio counts frames: give --output-frame-rate (the rate the Label Studio project declares)")
         }
-        if let r = outputFrameRate, !InputRange.frameRate.contains(r) {
-            throw ValidationError("--output-frame-rate must be from \(InputRange.frameRate.lowerBound) to \(Int(InputRange.frameRate.upperBound)) frames a second")
-        }
+        try checkFrameRate(outputFrameRate, flag: "--output-frame-rate")
     }
 
     func run() throws {
@@ -154,9 +152,7 @@ struct Suggest: ParsableCommand {
         guard InputRange.seconds.contains(mergeGap), InputRange.seconds.contains(minDuration) else {
             throw ValidationError("--merge-gap and --min-duration must be at most \(Int(InputRange.seconds.upperBound)) seconds")
         }
-        if let r = frameRate, !InputRange.frameRate.contains(r) {
-            throw ValidationError("--frame-rate must be from \(InputRange.frameRate.lowerBound) to \(Int(InputRange.frameRate.upperBound)) frames a second")
-        }
+        try checkFrameRate(frameRate, flag: "--frame-rate")
         guard !label.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--label must not be empty") }
     }
 
@@ -208,5 +204,13 @@ struct Suggest: ParsableCommand {
         let clips = Set(segments.map(\.videoPath)).count
         print(try Convert.write(segments, to: out, as: target, frameRate: fps, overwrite: overwrite) + " from \(clips) of \(files.count) clips")
         if failed + incomplete > 0 { throw ExitCode(ToolExit.someInputsFailed) }
+    }
+}
+
+/// A frame rate given as a flag (a Label Studio project's, which every segment's frames are counted at):
+/// inside the range of rates, so no segment collapses to frame 1 (1e-300) and no count overflows.
+func checkFrameRate(_ rate: Double?, flag: String) throws {
+    if let rate, !InputRange.frameRate.contains(rate) {
+        throw ValidationError("\(flag) must be from \(InputRange.frameRate.lowerBound) to \(Int(InputRange.frameRate.upperBound)) frames a second")
     }
 }

@@ -85,7 +85,9 @@ struct Compare: ParsableCommand {
             return ([((a as NSString).lastPathComponent, URL(fileURLWithPath: a), URL(fileURLWithPath: b))], [], [], [])
         }
         guard isDirA.boolValue && isDirB.boolValue else { throw ValidationError("compare two files or two folders") }
-        let inA = FolderListing.files(under: URL(fileURLWithPath: a)), inB = FolderListing.files(under: URL(fileURLWithPath: b))
+        let keypointFile = { (name: String) in name.hasSuffix(".hands.json") }
+        let inA = FolderListing.files(under: URL(fileURLWithPath: a), wanted: keypointFile)
+        let inB = FolderListing.files(under: URL(fileURLWithPath: b), wanted: keypointFile)
         let names = inA.files.filter { $0.hasSuffix(".hands.json") && !$0.hasSuffix(".truth.hands.json") }
         /// A keypoint file's name without `.truth.hands.json` or `.hands.json`: the input it is of.
         func stem(_ name: String) -> String {

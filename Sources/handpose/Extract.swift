@@ -74,9 +74,8 @@ struct Extract: ParsableCommand {
             // Every input is found and checked for collisions first, then this shard's share is taken.
             let part: Shard
             let root = URL(fileURLWithPath: output)
-            // The count an earlier sharded run recorded, which only `auto` reads; a damaged record names its file.
-            let recorded: Int?
-            do { recorded = shard.hasPrefix("auto") ? try Shard.recorded(in: root) : nil } catch { throw RuntimeFailure("\(error)") }
+            // The count an earlier sharded run recorded, which only a bare `auto` reads; a damaged record names its file.
+            let recorded = shard == "auto" ? try Shard.recordedCount(in: root) : nil
             do { part = try Shard.parse(shard, recorded: recorded) } catch { throw ValidationError("\(error)") }
             part.record(in: root)
             items = part.select(found.items)

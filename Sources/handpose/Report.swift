@@ -71,7 +71,7 @@ struct ReportCommand: ParsableCommand {
             var files: [(String, KeypointFile)] = []
             // A sub-folder that cannot be listed or a name that is not UTF-8 may hide keypoint files: each is
             // named, and the report then exits as one over unreadable files does.
-            let walk = FolderListing.files(under: root!)
+            let walk = FolderListing.files(under: root!) { $0.hasSuffix(".hands.json") }
             unreadable += walk.problems
             for rel in walk.files where rel.hasSuffix(".hands.json") && !rel.hasSuffix(".truth.hands.json") {
                 let url = root!.appendingPathComponent(rel)

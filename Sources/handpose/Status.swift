@@ -61,17 +61,12 @@ struct Status: ParsableCommand {
         let formats = (try? OutputFormat.parse(format)) ?? [.json]
         let status = ExtractionStatus.check(found.items, root: root,
                                             asked: { KeypointRequest(settings: KeypointFile.Settings(flags.settings(forStill: $0)), models: models, formats: formats) },
-                                            shards: try shards ?? recordedShards(root), previous: ExtractionStatus.loadIndex(indexURL))
+                                            shards: try shards ?? Shard.recordedCount(in: root), previous: ExtractionStatus.loadIndex(indexURL))
         do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
         if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {
             printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes)
         }
         if !status.complete || found.skipped.contains(where: \.lost) { throw ExitCode(ToolExit.someInputsFailed) }
-    }
-
-    /// The shard count the sharded runs recorded in `root`, a damaged record an error naming it.
-    private func recordedShards(_ root: URL) throws -> Int? {
-        do { return try Shard.recorded(in: root) } catch { throw RuntimeFailure("\(error)") }
     }
 
     func printText(_ status: ExtractionStatus, skipped: [String], notes: [String]) {
@@ -122,5 +117,13 @@ struct Status: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(out), as: UTF8.self))
+    }
+}
+
+extension Shard {
+    /// The shard count sharded runs recorded in `root` (`Shard.recorded`); a damaged record is a failure of the
+    /// run naming the file (exit 3), for `extract --shard auto` and `status` alike.
+    static func recordedCount(in root: URL) throws -> Int? {
+        do { return try recorded(in: root) } catch { throw RuntimeFailure("\(error)") }
     }
 }

@@ -10,7 +10,7 @@ PY    := $(VENV)/bin/python
 RELEASE := -c release
 BIN = $(shell $(SWIFT) build $(RELEASE) --show-bin-path)/handpose
 
-.PHONY: static-deps roots selfcontained wheel pytest torch-venv setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
+.PHONY: static-deps roots selfcontained wheel pytest torch-venv setup packages models venv tasks-venv holistic-venv parity-holistic bench-holistic bench-long parity-body bench-body build test run bench bench-annotations bench-setup parity fuzz fuzz-smoke clean install image dist bench-complete
 
 setup: packages models venv tasks-venv holistic-venv torch-venv static-deps roots
 
@@ -93,6 +93,17 @@ bench: build bench-setup parity
 	$(MAKE) bench-complete
 	$(MAKE) bench-body
 	$(MAKE) bench-holistic
+
+# The corpus clips five times over (copies, so each is its own input), for plain hands and for Holistic: runs
+# five times as long, in which each side's start-up (handpose about 0.2 s a process, a Python with MediaPipe
+# about 0.9 s) weighs a fifth as much as in make bench's runs of eight seconds. One round each, about 15 minutes.
+BENCH_LONG_COPIES ?= 5
+bench-long: build tasks-venv holistic-venv
+	@if [ -d $(CORPUS)/clips ]; then d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	  for k in $$(seq $(BENCH_LONG_COPIES)); do for f in $(CORPUS)/clips/*; do cp "$$f" "$$d/r$$k-$$(basename "$$f")"; done; done && \
+	  $(BIN) bench extract "$$d" --reference $(TASKS_PY) --rounds 1 && \
+	  $(BIN) bench holistic "$$d" --reference $(HOLISTIC_VENV)/bin --rounds 1; \
+	else echo "bench-long skipped: $(CORPUS)/clips is absent"; fi
 
 # extract --body against MediaPipe's HandLandmarker and PoseLandmarker, both run on every frame as a user of
 # Tasks runs them for hands and body (README, "Bodies"): frames/s, CPU per frame and peak memory.

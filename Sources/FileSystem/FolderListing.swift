@@ -49,26 +49,23 @@ public enum FolderListing {
                 if errno != 0 { throw Failure(path: path, reason: String(cString: strerror(errno))) }
                 break
             }
-            // The name's bytes up to its terminating zero, never past the entry's own record.
-            let bytes = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
-                    Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
+            // The name's bytes up to its terminating zero, never past the entry's own record; and for a name
+            // that is not UTF-8, whether it is a folder: asked of the file system by those bytes, relative to
+            // the folder open here, links followed, when `readdir` does not say.
+            let type = entry.pointee.d_type
+            let (bytes, name, isFolder) = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { raw -> ([UInt8], String?, Bool) in
+                    let bytes = Array(UnsafeRawBufferPointer(start: raw, count: strlen(raw)))
+                    if let name = String(validating: bytes, as: UTF8.self) { return (bytes, name, false) }
+                    guard type == UInt8(DT_UNKNOWN) || type == UInt8(DT_LNK) else { return (bytes, nil, type == UInt8(DT_DIR)) }
+                    var st = stat()
+                    return (bytes, nil, fstatat(dirfd(dir), raw, &st, 0) == 0 && st.st_mode & S_IFMT == S_IFDIR)
                 }
             }
             if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
-            if let name = String(validating: bytes, as: UTF8.self) {
+            if let name {
                 names.append(name)
             } else {
-                var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
-                if entry.pointee.d_type == UInt8(DT_UNKNOWN) || entry.pointee.d_type == UInt8(DT_LNK) {
-                    // Asked by the name's own bytes, relative to the folder open here, links followed.
-                    var st = stat()
-                    isFolder = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-                        tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name in
-                            fstatat(dirfd(dir), name, &st, 0) == 0 && st.st_mode & S_IFMT == S_IFDIR
-                        }
-                    }
-                }
                 let shown = (path.hasSuffix("/") ? path : path + "/") + escaped(bytes)
                 undecodable.append(Undecodable(shown: shown, isHidden: bytes.first == 0x2E, isFolder: isFolder))
             }

@@ -11,17 +11,115 @@ import Foundation
 /// - GIF: the stream ends in a trailer byte (0x3B, GIF89a section 27) after its last block; a cut file
 ///   ends inside a block or between blocks, without it.
 ///
+/// - MPEG-TS (and M2TS, its 192-byte-packet form from camcorders and Blu-ray): a stream of fixed-size packets
+///   with no index, so a copy cut at a packet boundary cannot be told from a shorter recording; but a cut
+///   almost always falls inside a packet, and a file that ends part way through one was cut.
+/// - FLV: every tag is followed by its own size, so a file whose last four bytes do not give the size of a
+///   tag that ends there was cut inside one; and the onMetaData tag FFmpeg and OBS write states the file's
+///   size (`filesize`, when they could rewrite it at the end), which a copy cut between two tags falls short of.
+///
 /// Written by hand: neither FFmpeg nor a Debian library answers "does this file end where it says"
 /// without decoding every frame (giflib's `DGifSlurp` decodes them all into memory).
 enum DeclaredLength {
     /// Why the file at `path` ends before its container's declared end, or nil when it does not (or the
     /// container states no end). `container` is FFmpeg's demuxer name (`matroska,webm`, `gif`).
     static func shortfall(path: String, container: String) -> String? {
-        guard container == "matroska,webm" || container == "gif" else { return nil }
+        guard ["matroska,webm", "gif", "mpegts", "flv"].contains(container) else { return nil }
         guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }
+        if container == "mpegts" { return transportStreamShortfall(handle) }
+        if container == "flv" { return flvShortfall(handle) }
         var bytes = ByteStream(handle)
         return container == "gif" ? gifShortfall(&bytes) : matroskaShortfall(&bytes)
+    }
+
+    /// The packet sizes of a transport stream, each with where its sync byte (0x47) lies in a packet:
+    /// 188 (ISO/IEC 13818-1), 192 (M2TS: a 4-byte time code first), 204 (16 bytes of Reed-Solomon parity after).
+    static let transportPackets: [(size: Int, sync: Int)] = [(188, 0), (192, 4), (204, 0)]
+
+    /// Finds the stream's packet size from its first packets (the first size whose sync bytes line up ten
+    /// packets in a row from an offset within the first packet, as FFmpeg's demuxer does), then checks that
+    /// the file ends where a packet ends. No verdict on a file too short for ten packets or with no such run.
+    static func transportStreamShortfall(_ handle: FileHandle) -> String? {
+        guard let fileSize = try? handle.seekToEnd(), fileSize <= UInt64(Int64.max) else { return nil }
+        try? handle.seek(toOffset: 0)
+        let run = 10
+        guard let head = try? handle.read(upToCount: 204 * (run + 1)) else { return nil }
+        let bytes = [UInt8](head)
+        for (size, sync) in transportPackets {
+            guard let first = (0..<size).first(where: { s in
+                (0..<run).allSatisfy { k in s + k * size < bytes.count && bytes[s + k * size] == 0x47 }
+            }) else { continue }
+            // The packets start `sync` bytes before their sync byte; a whole file ends at a packet's end.
+            let start = Int64(first - sync)
+            let over = (Int64(fileSize) - start) % Int64(size)
+            guard over != 0 else { return nil }
+            return "the file ends \(over) bytes into a \(size)-byte transport stream packet (one cut part way through a copy or download)"
+        }
+        return nil
+    }
+
+    /// Checks the last tag against the file's last four bytes (its size), then the size onMetaData states.
+    static func flvShortfall(_ handle: FileHandle) -> String? {
+        guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
+        let fileSize = Int64(end)
+        func read(_ offset: Int64, _ count: Int) -> [UInt8]? {
+            guard offset >= 0, offset + Int64(count) <= fileSize, (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: count), data.count == count else { return nil }
+            return [UInt8](data)
+        }
+        func number(_ b: ArraySlice<UInt8>) -> Int64 { b.reduce(0) { $0 << 8 | Int64($1) } }
+        // The header: "FLV", a version, flags, then the offset of the first tag's PreviousTagSize0 (9).
+        guard let header = read(0, 9), header[0] == 0x46, header[1] == 0x4C, header[2] == 0x56 else { return nil }
+        let firstTag = number(header[5..<9]) + 4
+        guard firstTag >= 13, firstTag <= fileSize else { return firstTag > fileSize ? "the file ends inside its FLV header" : nil }
+        guard fileSize > firstTag else { return nil }   // a header and no tag: nothing to check
+        // The last tag: the file's last four bytes are its size (the tag's 11-byte header and its data; some writers
+        // count 10 or leave the header out, which FFmpeg's demuxer accepts too).
+        let cut = "the file ends inside an FLV tag (its last four bytes are not the size of a tag ending there)"
+        guard let last = read(fileSize - 4, 4) else { return cut }
+        let tagSize = number(last[0..<4])
+        guard tagSize >= 11, tagSize <= fileSize - 4 - firstTag, let tag = read(fileSize - 4 - tagSize, 11),
+              [8, 9, 18].contains(tag[0] & 0x1F),
+              [tagSize - 11, tagSize - 10, tagSize].contains(number(tag[1..<4])) else { return cut }
+        // onMetaData's filesize, when the first tag is script data that states one.
+        guard let first = read(firstTag, 11), first[0] & 0x1F == 18 else { return nil }
+        let dataSize = Int(number(first[1..<4]))
+        guard dataSize <= 1 << 20, let script = read(firstTag + 11, dataSize),
+              let declared = metadataFileSize(script), declared.isFinite, declared > 0 else { return nil }
+        guard declared <= 0x1p62 else { return nil }
+        let stated = Int64(declared)
+        return stated > fileSize ? "its FLV metadata states \(stated) bytes, \(stated - fileSize) more than the file holds" : nil
+    }
+
+    /// `filesize` from an onMetaData script tag's data (AMF0: the string "onMetaData", then an ECMA array or
+    /// object of named values), or nil when it states none or holds a value this walk does not step over
+    /// (a nested object or array: writers put `filesize` among the plain values before those).
+    static func metadataFileSize(_ data: [UInt8]) -> Double? {
+        var i = 0
+        func take(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, i + n <= data.count else { return nil }
+            defer { i += n }
+            return data[i..<(i + n)]
+        }
+        func length(_ n: Int) -> Int? { take(n).map { $0.reduce(0) { $0 << 8 | Int($1) } } }
+        guard take(1) == [0x02], let nameLength = length(2), let name = take(nameLength),
+              Array(name) == Array("onMetaData".utf8), let kind = take(1)?.first else { return nil }
+        if kind == 0x08 { guard take(4) != nil else { return nil } } else if kind != 0x03 { return nil }
+        while let keyLength = length(2), keyLength > 0, let key = take(keyLength), let marker = take(1)?.first {
+            switch marker {
+            case 0x00:
+                guard let bytes = take(8) else { return nil }
+                if Array(key) == Array("filesize".utf8) { return Double(bitPattern: UInt64(bytes.reduce(0) { $0 << 8 | UInt64($1) })) }
+            case 0x01: guard take(1) != nil else { return nil }
+            case 0x02: guard let n = length(2), take(n) != nil else { return nil }
+            case 0x05, 0x06: break
+            case 0x0B: guard take(10) != nil else { return nil }
+            case 0x0C: guard let n = length(4), take(n) != nil else { return nil }
+            default: return nil
+            }
+        }
+        return nil
     }
 
     /// Walks the top-level EBML elements (the EBML header, then Segments, between them perhaps Void or

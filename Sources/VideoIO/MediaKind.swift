@@ -5,8 +5,10 @@ import Foundation
 /// `isStillImage` all ask here, so a file is never accepted by one and passed over by another, and the
 /// mode a file is extracted in (image or video tracking) is the one the reader reports.
 public enum MediaKind {
-    /// Clips: every container here is one the system's FFmpeg (5.1 on Debian 12) demuxes.
-    public static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts"]
+    /// Clips: every container here is one the system's FFmpeg (5.1 on Debian 12) demuxes. `m2ts` and `mts` are
+    /// transport streams of 192-byte packets, as AVCHD camcorders and Blu-ray write them.
+    public static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "avi", "gif", "mpg", "mpeg", "wmv", "flv", "3gp", "ts",
+                                                      "m2ts", "mts"]
     /// Still images, each read as a one-frame clip (JPEG by libjpeg-turbo, the rest by FFmpeg).
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "bmp", "webp", "tif", "tiff"]
     /// Image formats users have but handpose cannot read, with what to do about them. HEIC/HEIF (an

@@ -297,6 +297,19 @@ public final class VideoReader {
                 throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
                                          ffmpeg: "the \(info.container) demuxer met damaged data (\(damage.first)) and ended the stream there or skipped it, so frames may be missing")
             }
+            // An FLV tag whose sizes disagree is skipped, with what follows up to the next tag found.
+            if info.container == "flv", damage.resyncs > 0 {
+                throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
+                                         ffmpeg: "the FLV demuxer found a tag whose sizes disagree (damaged data) and skipped to the next tag it could find, so frames are missing")
+            }
+            // A transport stream resyncs past a damaged or missing stretch without an error; the video PID's
+            // continuity counter is what shows packets of the video were lost (a stream spliced without its
+            // discontinuity flag shows the same, and is said the same way: frames may be missing there too).
+            // (Where it broke the demuxer does not say: it may have read past the damage while probing the start.)
+            if info.container == "mpegts", damage.gaps(pid: stream.pointee.id) > 0 {
+                throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
+                                         ffmpeg: "the transport stream lost packets of its video stream (PID \(stream.pointee.id)): its continuity counter breaks, so frames are missing or damaged")
+            }
         }
         return nil
     }
@@ -572,6 +585,17 @@ final class DemuxerDamage {
     deinit { pointer.deallocate() }
     /// Errors logged so far.
     var errors: Int { Int(pointer.pointee.errors) }
+    /// Breaks the MPEG-TS demuxer found in the continuity counter of the transport stream packets of `pid`:
+    /// each is at least one packet of that PID missing (0 for any other demuxer).
+    func gaps(pid: Int32) -> Int {
+        let d = pointer.pointee
+        let pids = withUnsafeBytes(of: d.gap_pid) { Array($0.bindMemory(to: Int32.self)) }
+        let counts = withUnsafeBytes(of: d.gap_count) { Array($0.bindMemory(to: Int32.self)) }
+        let known = min(max(Int(d.gap_pids), 0), pids.count)
+        return (0..<known).first { pids[$0] == pid }.map { Int(counts[$0]) } ?? 0
+    }
+    /// Times the FLV demuxer found a tag's sizes disagree and skipped to the next tag it could find.
+    var resyncs: Int { Int(pointer.pointee.resyncs) }
     /// The first, in FFmpeg's words.
     var first: String {
         withUnsafeBytes(of: pointer.pointee.first) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -29,7 +29,8 @@ final class MediaKindTests: XCTestCase {
         let expectedVideos = Set(names.filter { MediaKind.isVideo(name: $0) })
         let expectedImages = Set(names.filter { MediaKind.isStillImage(name: $0) })
         XCTAssertEqual(extracted, expectedVideos.union(expectedImages))
-        XCTAssertTrue(extracted.contains("f_wmv.wmv") && extracted.contains("f_ts.ts") && extracted.contains("upper.MP4"))
+        XCTAssertTrue(extracted.contains("f_wmv.wmv") && extracted.contains("f_ts.ts") && extracted.contains("f_mts.mts")
+                      && extracted.contains("upper.MP4"))
 
         let actions = AnnotationSource.load(labelledFolder: dir.appendingPathComponent("clips"), poses: false)
         XCTAssertEqual(Set(actions.segments.map { $0.video.lastPathComponent }), expectedVideos)

@@ -280,6 +280,110 @@ final class VideoReaderTests: XCTestCase {
     /// declared sizes intact: FFmpeg's demuxer logs the damage and ends the stream there, as if the file ended,
     /// and nothing else tells (no frame count, the declared end is the file's). What it logged makes the read
     /// end in an error after every frame it could give, never a shorter clip read as whole.
+    /// A transport stream has no index and its demuxer resyncs past a damaged stretch without an error: the
+    /// video PID's broken continuity counter is what tells. A copy cut part way through a packet (188 bytes, or
+    /// 192 in M2TS) is cut short. Both end in an error after every frame that could be read.
+    func testTransportStreamDamagedOrCutEndsInAnErrorNotAShorterClip() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
+            var frames = 0
+            do {
+                let reader = try VideoReader(url: url)
+                while try reader.nextFrame() != nil { frames += 1 }
+                return (frames, nil)
+            } catch let error as VideoError { return (frames, error) } catch { XCTFail("\(error)"); return (frames, nil) }
+        }
+        for (name, extra, packet) in [("whole.ts", [String](), 188), ("whole.m2ts", ["-f", "mpegts", "-mpegts_m2ts_mode", "1"], 192)] {
+            let whole = dir.appendingPathComponent(name)
+            let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "40",
+                                                    "-c:v", "mpeg2video", "-g", "5", "-bf", "0"] + extra + ["-y", whole.path])
+            XCTAssertEqual(made.status, 0, made.output)
+            let data = try Data(contentsOf: whole)
+            XCTAssertEqual(data.count % packet, 0, name)
+            let read = readToEnd(whole)
+            XCTAssertNil(read.error, "\(name): the whole file reads whole, with no complaint")
+            XCTAssertEqual(read.frames, 40, name)
+
+            // 3,000 bytes zeroed in the middle, from a packet's start: about 16 packets of the video lost.
+            var zeroed = data
+            let middle = data.count / 2 / packet * packet
+            zeroed.replaceSubrange(middle..<(middle + 3000), with: Data(repeating: 0, count: 3000))
+            let damaged = dir.appendingPathComponent("damaged-" + name)
+            try zeroed.write(to: damaged)
+            let d = readToEnd(damaged)
+            XCTAssertEqual(d.error?.path, damaged.path, "\(name): a damaged stream must end in an error, not as a clip of \(d.frames) frames")
+            XCTAssertTrue(d.error?.description.contains("continuity counter") ?? false, d.error?.description ?? "no error")
+            XCTAssertGreaterThan(d.frames, 0, "the frames around the damage are delivered")
+
+            // Cut 77 bytes into a packet, two thirds of the way.
+            let cutAt = data.count * 2 / 3 / packet * packet + 77
+            let cut = dir.appendingPathComponent("cut-" + name)
+            try data.prefix(cutAt).write(to: cut)
+            XCTAssertNotNil(try VideoReader(url: cut).info.cutShort, name)
+            let c = readToEnd(cut)
+            XCTAssertEqual(c.error?.path, cut.path, "\(name): a cut copy must end in an error, not as a clip of \(c.frames) frames")
+            XCTAssertTrue(c.error?.description.contains("77 bytes into a \(packet)-byte transport stream packet") ?? false, c.error?.description ?? "no error")
+            XCTAssertGreaterThan(c.frames, 0)
+            XCTAssertLessThan(c.frames, 40)
+        }
+    }
+
+    /// FLV: a copy cut inside a tag ends without the tag's size after it; one cut between two tags falls short
+    /// of the size onMetaData states; a damaged stretch makes the demuxer skip to the next tag it can find.
+    /// Each ends in an error after every frame that could be read.
+    func testFLVDamagedOrCutEndsInAnErrorNotAShorterClip() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
+            var frames = 0
+            do {
+                let reader = try VideoReader(url: url)
+                while try reader.nextFrame() != nil { frames += 1 }
+                return (frames, nil)
+            } catch let error as VideoError { return (frames, error) } catch { XCTFail("\(error)"); return (frames, nil) }
+        }
+        let whole = dir.appendingPathComponent("whole.flv")
+        let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "40",
+                                                "-g", "5", "-y", whole.path])
+        XCTAssertEqual(made.status, 0, made.output)
+        let data = try Data(contentsOf: whole)
+        XCTAssertNil(DeclaredLength.flvShortfall(try FileHandle(forReadingFrom: whole)))
+        let read = readToEnd(whole)
+        XCTAssertNil(read.error, "the whole file reads whole, with no complaint")
+        XCTAssertEqual(read.frames, 40)
+        // The tags' ends, walked from the header (9 bytes, then PreviousTagSize0).
+        let bytes = [UInt8](data)
+        var ends: [Int] = [], at = 13
+        while at + 11 <= bytes.count {
+            let size = Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            at += 11 + size + 4
+            ends.append(at)
+        }
+        XCTAssertEqual(ends.last, bytes.count)
+        let boundary = ends[ends.count * 2 / 3]
+        let cases: [(String, Data, String)] = [
+            ("inside-a-tag.flv", data.prefix(boundary + 20), "ends inside an FLV tag"),
+            ("between-tags.flv", data.prefix(boundary), "FLV metadata states \(data.count) bytes"),
+            // Zeroed from the middle tag's last size on (zeroed within a tag's data, the frame is damaged, not lost).
+            ("zeroed.flv", { var d = data; let m = ends[ends.count / 2] - 4; d.replaceSubrange(m..<(m + 600), with: Data(repeating: 0, count: 600)); return d }(),
+             "tag whose sizes disagree"),
+        ]
+        for (name, bytes, expected) in cases {
+            let url = dir.appendingPathComponent(name)
+            try bytes.write(to: url)
+            let r = readToEnd(url)
+            XCTAssertEqual(r.error?.path, url.path, "\(name) must end in an error, not as a clip of \(r.frames) frames")
+            XCTAssertTrue(r.error?.description.contains(expected) ?? false, "\(name): \(r.error?.description ?? "no error")")
+            XCTAssertGreaterThan(r.frames, 0, name)
+            XCTAssertLessThan(r.frames, 40, name)
+        }
+    }
+
     func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
               let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

@@ -6,14 +6,21 @@ import Support
 
 /// Cuts labelled segments and images into training examples.
 public enum ExampleBuilder {
-    /// Windows of every segment. `keypoints` gives the keypoint file of a segment's clip.
+    /// Windows of every segment. `keypoints` gives the keypoint file of a segment's clip; it is asked once
+    /// per clip (by the segment's `videoPath`), and the clip's frames are put in time order once
+    /// (`Windowing.Timeline`) for all its segments.
     public static func actions(_ segments: [Segment], classes: [String], settings: ExportSettings,
                                keypoints: (Segment) throws -> KeypointFile) throws -> [Example] {
         var out: [Example] = []
+        var timelines: [String: Windowing.Timeline] = [:]
         for s in segments {
-            let file = try keypoints(s)
-            let start = s.start ?? 0, end = s.end ?? Windowing.clipEnd(file)
-            let track = Windowing.resample(file, start: start, end: end, fps: settings.fps, hand: settings.hand, body: settings.body)
+            let timeline: Windowing.Timeline
+            if let known = timelines[s.videoPath] { timeline = known } else {
+                timeline = Windowing.Timeline(try keypoints(s))
+                timelines[s.videoPath] = timeline
+            }
+            let start = s.start ?? 0, end = s.end ?? timeline.clipEnd
+            let track = Windowing.resample(timeline, start: start, end: end, fps: settings.fps, hand: settings.hand, body: settings.body)
             let starts = Windowing.windowStarts(count: track.times.count, window: settings.window, stride: settings.effectiveStride,
                                                 dropShort: settings.dropShort, padTail: settings.padTail)
             for (w, first) in starts.enumerated() {

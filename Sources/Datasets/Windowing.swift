@@ -131,18 +131,72 @@ public enum Windowing {
                    visibility: joints.joints.map { b.visibility[$0] })
     }
 
+    /// A keypoint file's frames in time order and its clip's end, found once per file: each of its segments
+    /// is then resampled from the frames its span reaches (found by binary search), not from the whole file,
+    /// so thousands of glosses on an hour of video cost the glosses' length, not glosses x the clip's frames.
+    public struct Timeline {
+        public let file: KeypointFile
+        /// `file.frames`' indices sorted by time (the order a stable sort by time gives).
+        let order: [Int]
+        /// The frames' times in that order.
+        let times: [Double]
+        /// `clipEnd(file)`.
+        public let clipEnd: Double
+
+        public init(_ file: KeypointFile) {
+            self.file = file
+            let frames = file.frames
+            order = frames.indices.sorted { frames[$0].t < frames[$1].t }
+            times = order.map { frames[$0].t }
+            clipEnd = Windowing.clipEnd(file)
+        }
+
+        /// The number of sorted frames whose time is below `t` (by `<`), or at most `t` (`orEqual`).
+        func count(below t: Double, orEqual: Bool = false) -> Int {
+            var lo = 0, hi = times.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if times[mid] < t || (orEqual && times[mid] == t) { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// The sorted frames `resample` can use for `[start, end)`: from the last at or before `start` (or the
+        /// first at or after `start - 1e-9`, whichever is earlier; the first frame when none is) through the
+        /// first at or after `end` (the second frame when none lies before `end`: a sample before the first
+        /// frame names the second as its later neighbour).
+        func frames(start: Double, end: Double) -> [KeypointFile.Frame] {
+            let lo = max(0, min(count(below: start, orEqual: true) - 1, count(below: start - 1e-9)))
+            let hi = min(times.count, max(count(below: end), 1) + 1)
+            return lo < hi ? order[lo..<hi].map { file.frames[$0] } : []
+        }
+    }
+
     /// Resamples `file` to `fps` over `[start, end)` using the real timestamps: linear interpolation
     /// between the neighbouring frames where the slot's hand is present in both, otherwise the nearest frame.
     /// With `body`, the person the hands belong to (`followedBody`) is resampled the same way; frames
-    /// without that person have no body.
+    /// without that person have no body. (Several segments of one file: make its `Timeline` once.)
     public static func resample(_ file: KeypointFile, start: Double, end asked: Double, fps: Double, hand: HandChoice,
                                 body: BodyJoints? = nil) -> Track {
-        let frames = file.frames.sorted { $0.t < $1.t }
+        resample(Timeline(file), start: start, end: asked, fps: fps, hand: hand, body: body)
+    }
+
+    public static func resample(_ timeline: Timeline, start: Double, end asked: Double, fps: Double, hand: HandChoice,
+                                body: BodyJoints? = nil) -> Track {
         // Never past the clip's end: the nearest frame there would be its last one, copied into time the clip
         // does not have and marked as a real hand (a segment past the end is validate's error; this holds regardless).
         // Keypoint times are stored to 1e-6 s, so the end they give may fall a hair short of the clip's
         // (30 frames at 15 fps: 1.933333 + 1/15 < 2): 0.1 ms of slack keeps a segment to the end whole.
-        let end = min(asked, clipEnd(file) + 1e-4)
+        let end = min(asked, timeline.clipEnd + 1e-4)
+        // Every frame a sample's neighbours or the span's tracks and bodies can come from: the walk over these is
+        // the walk over the whole file, since the frames before them lie before both `start` and the last frame at
+        // or before it, and those after them after `end` and the first frame at or after it (`WindowingTests`).
+        return resample(sorted: timeline.frames(start: start, end: end), start: start, end: end, fps: fps, hand: hand, body: body)
+    }
+
+    /// `resample` over `frames` in time order, `end` already within the clip.
+    static func resample(sorted frames: [KeypointFile.Frame], start: Double, end: Double, fps: Double, hand: HandChoice,
+                         body: BodyJoints?) -> Track {
         let count = sampleCount(start: start, end: end, fps: fps) ?? 0
         var track = Track(times: [], slots: [], sourceTimes: [])
         guard !frames.isEmpty else { return track }

@@ -1,7 +1,7 @@
 import Annotations
-import Datasets
 import Foundation
 import Keypoints
+@testable import Datasets
 import TestSupport
 import XCTest
 
@@ -55,6 +55,61 @@ final class WindowingTests: XCTestCase {
         for f in bare.frames.indices { for h in bare.frames[f].hands.indices { bare.frames[f].hands[h].track = nil } }
         XCTAssertEqual(Windowing.resample(bare, start: 0, end: 2, fps: 10, hand: .track).slots.map { $0[0]!.joints[0].x },
                        any.slots.map { $0[0]!.joints[0].x })
+    }
+
+    /// A segment is resampled from the frames its span reaches (`Windowing.Timeline`), found by binary search
+    /// once the file's frames are in time order: the result must be the walk over the whole file, sample for
+    /// sample, for files out of order, with repeated times, gaps, tracks and bodies, and segments before the
+    /// first frame, after the last, between two frames, and of every length.
+    func testASegmentResampledFromItsFramesIsTheWalkOverTheWholeFile() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { seed &+= 0x9E37_79B9_7F4A_7C15; var z = seed; z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9; z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB; return z ^ (z >> 31) }
+        func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+        func body(_ x: Float, track: Int?) -> KeypointFile.Body {
+            KeypointFile.Body(landmarks: (0..<BodyJoint.count).map { [x + Float($0) * 0.01, 0.5, 0] }, visibility: .init(repeating: 0.7, count: BodyJoint.count),
+                              presence: .init(repeating: 1, count: BodyJoint.count), world: nil, score: 1, region: nil, track: track)
+        }
+        var checked = 0
+        for round in 0..<60 {
+            let n = 1 + Int(next() % 40)
+            var times = (0..<n).map { _ in (unit() * 3 * 1e6).rounded() / 1e6 }
+            if n > 3 { times[1] = times[0]; times[n - 1] = times[n - 2] }   // repeated times
+            let frames = times.enumerated().map { i, t -> KeypointFile.Frame in
+                var hands: [KeypointFile.Hand] = []
+                for h in 0..<Int(next() % 3) {
+                    var hand = KeypointFile.Hand(chirality: h == 0 ? .right : .left, handedness: h == 0 ? 0.9 : 0.1, presence: Float(unit()),
+                                                 landmarks: (0..<21).map { j in [Float(unit()), Float(j) * 0.01, 0] }, world: nil, region: nil,
+                                                 track: next() % 4 == 0 ? nil : Int(next() % 3))
+                    hand.person = next() % 2 == 0 ? nil : Int(next() % 2)
+                    hands.append(hand)
+                }
+                let bodies = next() % 3 == 0 ? nil : (0..<Int(next() % 3)).map { _ in body(Float(unit()), track: next() % 4 == 0 ? nil : Int(next() % 2)) }
+                return KeypointFile.Frame(i: i, t: t, hands: hands, bodies: bodies)
+            }
+            let file = KeypointFile(source: "r\(round).mp4", width: 64, height: 48, fps: next() % 2 == 0 ? 25 : nil, frames: frames,
+                                    tool: nil, settings: nil, models: nil)
+            let timeline = Windowing.Timeline(file)
+            let sorted = file.frames.sorted { $0.t < $1.t }
+            for _ in 0..<12 {
+                // A third of the segments start on a frame's time, the repeated ones among them: the frames at the
+                // start count for the span's track and body.
+                let a = next() % 3 == 0 ? times[Int(next() % UInt64(min(n, 2)))] : unit() * 3.6 - 0.3
+                let b = a + unit() * (next() % 2 == 0 ? 0.2 : 2)
+                let fps = [7.0, 10, 25, 30, 59.94][Int(next() % 5)]
+                let hand = HandChoice.allCases[Int(next() % UInt64(HandChoice.allCases.count))]
+                let body: BodyJoints? = next() % 2 == 0 ? .upper : nil
+                let end = min(b, timeline.clipEnd + 1e-4)
+                let part = Windowing.resample(timeline, start: a, end: b, fps: fps, hand: hand, body: body)
+                let whole = Windowing.resample(sorted: sorted, start: a, end: end, fps: fps, hand: hand, body: body)
+                let what = "round \(round): [\(a), \(b)) at \(fps) fps, \(hand)"
+                XCTAssertEqual(part.times, whole.times, what)
+                XCTAssertEqual(part.slots, whole.slots, what)
+                XCTAssertEqual(part.sourceTimes, whole.sourceTimes, what)
+                XCTAssertEqual(part.bodies, whole.bodies, what)
+                checked += whole.times.count
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000, "the segments must hold samples to compare")
     }
 
     func testVariableRateBecomesUniform() {

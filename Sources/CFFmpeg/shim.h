@@ -64,23 +64,44 @@ static inline int cffmpeg_stream_set_rotation(AVStream *stream, double degrees) 
 #endif
 }
 
+// Two signs of lost data that come below error level, each counted per key (the first eight keys to have one):
+// - the MPEG-TS demuxer resyncs past a lost or damaged stretch without an error; it shows only as a break in
+//   the 4-bit continuity counter of a PID's packets, logged at debug level ("Continuity check failed for
+//   pid %d ..."), keyed by PID;
+// - a packet the demuxer read shorter than it declares (a file cut inside it: `av_get_packet` at the end of
+//   the file) or marked damaged, which libavformat logs as a warning ("Packet corrupt (stream = %d, ..."),
+//   keyed by stream index. A parser after the demuxer (MPEG video, H.264 in a transport stream) drops the
+//   packet's flag, so the log is the only place it is seen.
+enum { CFFMPEG_TALLY_KEYS = 8 };
+
+typedef struct {
+    int32_t key[CFFMPEG_TALLY_KEYS];
+    int32_t count[CFFMPEG_TALLY_KEYS];
+    int32_t keys;
+} cffmpeg_tally;
+
+static inline void cffmpeg_tally_add(cffmpeg_tally *t, int key) {
+    int k = 0;
+    while (k < t->keys && t->key[k] != key) k++;
+    if (k == t->keys) {
+        if (k == CFFMPEG_TALLY_KEYS) return;
+        t->key[k] = key;
+        t->count[k] = 0;
+        t->keys++;
+    }
+    if (t->count[k] < INT32_MAX) t->count[k]++;
+}
+
 // What a demuxer said was wrong with a file while handpose read it: the messages of error level or worse
 // FFmpeg logged against a format context whose `opaque` points at one of these (VideoReader sets it), counted,
 // the first kept. A demuxer that meets damaged data in the middle of a file (Matroska's "invalid as first byte
 // of an EBML number") logs it and may then end the stream as if the file ended there.
-// The MPEG-TS demuxer says nothing at error level when packets are missing: a transport stream packet lost
-// from the middle of a file (a zeroed or cut-out stretch, a capture that dropped packets) shows only as a
-// break in its PID's 4-bit continuity counter, which the demuxer logs at debug level. Those breaks are counted
-// per PID (the first eight PIDs to have one), so the reader can ask about its own video stream's.
-enum { CFFMPEG_GAP_PIDS = 8 };
-
 typedef struct {
     uint32_t magic;
     int32_t errors;
     char first[200];
-    int32_t gap_pid[CFFMPEG_GAP_PIDS];
-    int32_t gap_count[CFFMPEG_GAP_PIDS];
-    int32_t gap_pids;
+    cffmpeg_tally gaps;
+    cffmpeg_tally corrupt;
     // The FLV demuxer's "Packet mismatch" (a tag's size and the size after it disagree): it resyncs on the next
     // tag it can find, and what lay between is lost.
     int32_t resyncs;
@@ -88,32 +109,27 @@ typedef struct {
 
 enum { CFFMPEG_DAMAGE_MAGIC = 0x68706467 };
 
+// The first int argument of a message.
+static inline int cffmpeg_first_int(va_list vl) {
+    va_list copy;
+    va_copy(copy, vl);
+    int value = va_arg(copy, int);
+    va_end(copy);
+    return value;
+}
+
 // FFmpeg's log callback: nothing is printed (handpose reports errors itself); errors against a watched format
-// context are noted in its `cffmpeg_damage`. A demuxer logs from the thread reading its context, one at a time.
+// context are noted in its `cffmpeg_damage`, with the two signs above. A demuxer logs from the thread reading
+// its context, one at a time.
 static inline void cffmpeg_log(void *avcl, int level, const char *fmt, va_list vl) {
     if (avcl == NULL || fmt == NULL) return;
     const AVClass *cls = *(const AVClass *const *)avcl;
     if (cls == NULL || cls != avformat_get_class()) return;
     cffmpeg_damage *d = (cffmpeg_damage *)((AVFormatContext *)avcl)->opaque;
     if (d == NULL || d->magic != CFFMPEG_DAMAGE_MAGIC) return;
-    if (level > AV_LOG_ERROR) {
-        // mpegts.c: "Continuity check failed for pid %d expected %d got %d\n" (debug level in FFmpeg 4 to 7).
-        if (strncmp(fmt, "Continuity check failed for pid ", 32) != 0) return;
-        va_list copy;
-        va_copy(copy, vl);
-        int pid = va_arg(copy, int);
-        va_end(copy);
-        int k = 0;
-        while (k < d->gap_pids && d->gap_pid[k] != pid) k++;
-        if (k == d->gap_pids) {
-            if (k == CFFMPEG_GAP_PIDS) return;
-            d->gap_pid[k] = pid;
-            d->gap_count[k] = 0;
-            d->gap_pids++;
-        }
-        if (d->gap_count[k] < INT32_MAX) d->gap_count[k]++;
-        return;
-    }
+    if (strncmp(fmt, "Continuity check failed for pid ", 32) == 0) cffmpeg_tally_add(&d->gaps, cffmpeg_first_int(vl));
+    if (strncmp(fmt, "Packet corrupt (stream = ", 25) == 0) cffmpeg_tally_add(&d->corrupt, cffmpeg_first_int(vl));
+    if (level > AV_LOG_ERROR) return;
     if (strncmp(fmt, "Packet mismatch ", 16) == 0 && d->resyncs < INT32_MAX) d->resyncs++;
     if (d->errors == 0) vsnprintf(d->first, sizeof d->first, fmt, vl);
     if (d->errors < INT32_MAX) d->errors++;

@@ -17,6 +17,8 @@ import Foundation
 /// - FLV: every tag is followed by its own size, so a file whose last four bytes do not give the size of a
 ///   tag that ends there was cut inside one; and the onMetaData tag FFmpeg and OBS write states the file's
 ///   size (`filesize`, when they could rewrite it at the end), which a copy cut between two tags falls short of.
+/// - ASF (WMV): the header's File Properties Object states the file's size (unless the file was written as a
+///   broadcast, which says so in the same object).
 ///
 /// Written by hand: neither FFmpeg nor a Debian library answers "does this file end where it says"
 /// without decoding every frame (giflib's `DGifSlurp` decodes them all into memory).
@@ -24,11 +26,12 @@ enum DeclaredLength {
     /// Why the file at `path` ends before its container's declared end, or nil when it does not (or the
     /// container states no end). `container` is FFmpeg's demuxer name (`matroska,webm`, `gif`).
     static func shortfall(path: String, container: String) -> String? {
-        guard ["matroska,webm", "gif", "mpegts", "flv"].contains(container) else { return nil }
+        guard ["matroska,webm", "gif", "mpegts", "flv", "asf"].contains(container) else { return nil }
         guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }
         if container == "mpegts" { return transportStreamShortfall(handle) }
         if container == "flv" { return flvShortfall(handle) }
+        if container == "asf" { return asfShortfall(handle) }
         var bytes = ByteStream(handle)
         return container == "gif" ? gifShortfall(&bytes) : matroskaShortfall(&bytes)
     }
@@ -55,6 +58,35 @@ enum DeclaredLength {
             let over = (Int64(fileSize) - start) % Int64(size)
             guard over != 0 else { return nil }
             return "the file ends \(over) bytes into a \(size)-byte transport stream packet (one cut part way through a copy or download)"
+        }
+        return nil
+    }
+
+    /// The ASF Header Object's GUID, and its File Properties Object's (as the bytes lie in the file).
+    static let asfHeader: [UInt8] = [0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C]
+    static let asfFileProperties: [UInt8] = [0xA1, 0xDC, 0xAB, 0x8C, 0x47, 0xA9, 0xCF, 0x11, 0x8E, 0xE4, 0x00, 0xC0, 0x0C, 0x20, 0x53, 0x65]
+
+    /// Walks the Header Object's objects (each a GUID and a 64-bit little-endian size) to File Properties and
+    /// compares its File Size with the file's, unless its Broadcast flag says the size is not known.
+    static func asfShortfall(_ handle: FileHandle) -> String? {
+        guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
+        try? handle.seek(toOffset: 0)
+        guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
+        let bytes = [UInt8](data)
+        func little(_ at: Int, _ count: Int) -> UInt64? {
+            guard at >= 0, at + count <= bytes.count else { return nil }
+            return bytes[at..<(at + count)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        guard bytes.count >= 30, Array(bytes[0..<16]) == asfHeader, let headerSize = little(16, 8) else { return nil }
+        var at = 30
+        while at + 24 <= min(bytes.count, Int(clamping: headerSize)) {
+            guard let size = little(at + 16, 8), size >= 24, size <= UInt64(bytes.count) else { return nil }
+            if Array(bytes[at..<(at + 16)]) == asfFileProperties {
+                guard let stated = little(at + 40, 8), let flags = little(at + 88, 4) else { return nil }
+                if flags & 1 != 0 { return nil }   // Broadcast: File Size is not valid
+                return stated > end ? "its ASF header states \(stated) bytes, \(stated - end) more than the file holds" : nil
+            }
+            at += Int(size)
         }
         return nil
     }

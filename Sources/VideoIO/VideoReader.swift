@@ -310,6 +310,12 @@ public final class VideoReader {
                 throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
                                          ffmpeg: "the transport stream lost packets of its video stream (PID \(stream.pointee.id)): its continuity counter breaks, so frames are missing or damaged")
             }
+            // A packet of the video read shorter than it declares (the file cut inside it) or marked damaged by the
+            // demuxer: any container (MPEG-PS, cut, shows nothing else).
+            if damage.corruptPackets(stream: streamIndex) > 0 {
+                throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
+                                         ffmpeg: "the \(info.container) demuxer read a packet of the video shorter than it declares (the file cut inside it) or marked it damaged, so frames are missing or damaged")
+            }
         }
         return nil
     }
@@ -587,12 +593,14 @@ final class DemuxerDamage {
     var errors: Int { Int(pointer.pointee.errors) }
     /// Breaks the MPEG-TS demuxer found in the continuity counter of the transport stream packets of `pid`:
     /// each is at least one packet of that PID missing (0 for any other demuxer).
-    func gaps(pid: Int32) -> Int {
-        let d = pointer.pointee
-        let pids = withUnsafeBytes(of: d.gap_pid) { Array($0.bindMemory(to: Int32.self)) }
-        let counts = withUnsafeBytes(of: d.gap_count) { Array($0.bindMemory(to: Int32.self)) }
-        let known = min(max(Int(d.gap_pids), 0), pids.count)
-        return (0..<known).first { pids[$0] == pid }.map { Int(counts[$0]) } ?? 0
+    func gaps(pid: Int32) -> Int { Self.count(pointer.pointee.gaps, Int(pid)) }
+    /// Packets of stream `index` the demuxer read short (cut inside) or marked damaged.
+    func corruptPackets(stream index: Int32) -> Int { Self.count(pointer.pointee.corrupt, Int(index)) }
+    private static func count(_ tally: cffmpeg_tally, _ key: Int) -> Int {
+        let keys = withUnsafeBytes(of: tally.key) { Array($0.bindMemory(to: Int32.self)) }
+        let counts = withUnsafeBytes(of: tally.count) { Array($0.bindMemory(to: Int32.self)) }
+        let known = min(max(Int(tally.keys), 0), keys.count)
+        return (0..<known).first { Int(keys[$0]) == key }.map { Int(counts[$0]) } ?? 0
     }
     /// Times the FLV demuxer found a tag's sizes disagree and skipped to the next tag it could find.
     var resyncs: Int { Int(pointer.pointee.resyncs) }

@@ -384,6 +384,39 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// MPEG-PS (`.mpg`) has no index or declared end: a copy cut inside a packet shows only as a packet the
+    /// demuxer read short, which libavformat logs ("Packet corrupt"). ASF (`.wmv`) states its size in its header.
+    /// Each cut copy ends in an error after every frame that could be read; the whole files read whole.
+    func testMPEGProgramStreamAndASFCutShortEndInAnErrorNotAShorterClip() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        for (name, codec, expected) in [("whole.mpg", "mpeg1video", "read a packet of the video shorter than it declares"),
+                                         ("whole.wmv", "wmv2", "its ASF header states")] {
+            let whole = dir.appendingPathComponent(name)
+            // 25 fps: MPEG-1 takes only the standard rates.
+            let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25", "-frames:v", "40",
+                                                    "-c:v", codec, "-g", "5", "-y", whole.path])
+            XCTAssertEqual(made.status, 0, made.output)
+            XCTAssertEqual(try ClipFactory.readAll(whole).count, 40, "\(name): the whole file reads whole, with no complaint")
+            let data = try Data(contentsOf: whole)
+            let cut = dir.appendingPathComponent("cut-" + name)
+            try data.prefix(data.count * 2 / 3 + 77).write(to: cut)
+            var frames = 0
+            do {
+                let reader = try VideoReader(url: cut)
+                while try reader.nextFrame() != nil { frames += 1 }
+                XCTFail("\(name): a cut copy must end in an error, not as a clip of \(frames) frames")
+            } catch let error as VideoError {
+                XCTAssertEqual(error.path, cut.path)
+                XCTAssertTrue(error.description.contains(expected), "\(name): \(error.description)")
+            }
+            XCTAssertGreaterThan(frames, 0, name)
+            XCTAssertLessThan(frames, 40, name)
+        }
+    }
+
     func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
               let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

@@ -30,7 +30,9 @@ static inline void cffmpeg_strerror(int code, char *buffer, size_t size) {
 }
 
 /// The stream's display rotation in degrees counter-clockwise (0 when none).
-static inline double cffmpeg_stream_rotation(const AVStream *stream) {
+// A stream's display matrix (9 values, 16.16 and 2.30 fixed point; libavutil/display.h) copied to `out`: 1, or 0
+// when the stream has none.
+static inline int cffmpeg_stream_display_matrix(const AVStream *stream, int32_t *out) {
     const int32_t *matrix = NULL;
 #if LIBAVFORMAT_VERSION_MAJOR >= 61
     const AVPacketSideData *sd = av_packet_side_data_get(stream->codecpar->coded_side_data,
@@ -43,8 +45,15 @@ static inline double cffmpeg_stream_rotation(const AVStream *stream) {
     if (size < 9 * sizeof(int32_t)) matrix = NULL;
 #endif
     if (!matrix) return 0;
+    memcpy(out, matrix, 9 * sizeof(int32_t));
+    return 1;
+}
+
+// The counter-clockwise angle of a display matrix in degrees (`av_display_rotation_get`; 0 where that is NaN,
+// a matrix that is no rotation).
+static inline double cffmpeg_display_rotation(const int32_t *matrix) {
     double angle = av_display_rotation_get(matrix);
-    return angle != angle ? 0 : angle; // NaN when the matrix is not a rotation
+    return angle != angle ? 0 : angle;
 }
 
 /// Stores a display matrix turning frames `degrees` clockwise for display on the stream (before the header is written).

@@ -5,7 +5,7 @@ import Foundation
 /// libjpeg-turbo (accurate integer IDCT, smooth chroma upsampling), and `cv2.imread` turns the picture
 /// upright by its EXIF orientation; FFmpeg's own mjpeg decoder with swscale gives slightly different pixels and ignores
 /// the orientation. libjpeg-turbo's TurboJPEG API (Debian's libturbojpeg0) does the decoding; the EXIF
-/// orientation tag is read here (a few lines of TIFF header walking that libjpeg-turbo 2.1 lacks).
+/// orientation tag is read by `StillOrientation`.
 enum JPEGStill {
     /// The decoded picture, upright, and the EXIF orientation that was applied (1 when none).
     struct Decoded {
@@ -35,54 +35,9 @@ enum JPEGStill {
             }
             // A warning (a truncated scan, say) still gives the picture, as OpenCV keeps it; an error does not.
             if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) { return nil }
-            let orientation = exifOrientation(bytes)
+            let orientation = StillOrientation.jpeg(bytes)
             let upright = VideoFrame(index: 0, time: 0, width: Int(w), height: Int(h), pixels: rgb).oriented(exif: orientation)
             return Decoded(frame: upright, orientation: orientation)
         }
-    }
-
-    /// The EXIF orientation (1...8) in the APP1 segment before the first scan, or 1.
-    static func exifOrientation(_ b: UnsafeBufferPointer<UInt8>) -> Int {
-        var p = 2
-        while p + 4 <= b.count, b[p] == 0xFF {
-            let marker = b[p + 1]
-            if marker == 0xDA || marker == 0xD9 { break }   // start of scan, end of image
-            let length = Int(b[p + 2]) << 8 | Int(b[p + 3])
-            guard length >= 2, p + 2 + length <= b.count else { break }
-            let start = p + 4, end = p + 2 + length
-            if marker == 0xE1, end - start >= 14, Array(b[start..<start + 6]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
-                return tiffOrientation(b, from: start + 6, to: end) ?? 1
-            }
-            p = end
-        }
-        return 1
-    }
-
-    /// Tag 0x0112 of IFD0 of the TIFF structure in `b[from..<to]`.
-    static func tiffOrientation(_ b: UnsafeBufferPointer<UInt8>, from t: Int, to end: Int) -> Int? {
-        guard end - t >= 8 else { return nil }
-        let little: Bool
-        switch (b[t], b[t + 1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return nil
-        }
-        func u16(_ o: Int) -> Int? {
-            guard o >= t, o + 2 <= end else { return nil }
-            return little ? Int(b[o]) | Int(b[o + 1]) << 8 : Int(b[o]) << 8 | Int(b[o + 1])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard let lo = u16(little ? o : o + 2), let hi = u16(little ? o + 2 : o) else { return nil }
-            return hi << 16 | lo
-        }
-        guard u16(t + 2) == 42, let ifd = u32(t + 4), let count = u16(t + ifd) else { return nil }
-        for i in 0..<count {
-            let entry = t + ifd + 2 + 12 * i
-            guard let tag = u16(entry) else { return nil }
-            if tag == 0x0112, let type = u16(entry + 2), type == 3, let value = u16(entry + 8), (1...8).contains(value) {
-                return value
-            }
-        }
-        return nil
     }
 }

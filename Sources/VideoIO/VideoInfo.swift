@@ -7,8 +7,12 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     /// Size as displayed: a portrait phone clip (rotation metadata 90) reports portrait.
     public var width: Int
     public var height: Int
-    /// Clockwise rotation applied to decoded frames, in degrees (0, 90, 180, 270).
+    /// Clockwise rotation applied to decoded frames, in degrees (0, 90, 180, 270), after the mirror when
+    /// `mirrored`.
     public var rotation: Int
+    /// The display matrix (or a still's EXIF orientation) mirrors the picture: decoded frames are flipped
+    /// left-right, then turned by `rotation`.
+    public var mirrored: Bool = false
     /// Average frame rate (frames over duration) and the container's nominal rate.
     public var averageFrameRate: Double
     public var nominalFrameRate: Double
@@ -28,7 +32,7 @@ public struct VideoInfo: Sendable, Equatable, Codable {
     /// What decodes the pictures: `libjpeg-turbo` for JPEG stills (as OpenCV and Pillow decode them),
     /// else `ffmpeg`.
     public var decoder: String = "ffmpeg"
-    /// A JPEG still's EXIF orientation (1-8), applied to the decoded picture as `cv2.imread` does; nil
-    /// when the file has none.
+    /// A still's EXIF orientation (1-8; JPEG, PNG, WebP, TIFF: `StillOrientation`), applied to the decoded
+    /// picture as `cv2.imread` does; nil when the file has none.
     public var exifOrientation: Int? = nil
 }

@@ -37,6 +37,9 @@ public final class VideoReader {
     private var ptsIndex: [Int64]?
     /// A JPEG still decoded by libjpeg-turbo (see `JPEGStill`), handed out by the first `nextFrame`.
     private var jpegStill: JPEGStill.Decoded?
+    /// The EXIF orientation (1-8) each decoded frame is turned upright by: the stream's display matrix, or a
+    /// still's own orientation (1 for a JPEG still, which libjpeg-turbo's path turns upright itself).
+    private let orientation: Int
     /// Time spent decoding so far, for `bench extract --profile`.
     public private(set) var timings = Timings()
     /// The demuxer's complaints about the file, from open to close (`DemuxerDamage`).
@@ -142,25 +145,36 @@ public final class VideoReader {
             }
         }
 
-        let rotationCCW = cffmpeg_stream_rotation(stream)
-        let clockwise = ((Int((-rotationCCW).rounded()) % 360) + 360) % 360
-        let rotation = [0, 90, 180, 270].min { abs($0 - clockwise) < abs($1 - clockwise) }!
+        var matrix = [Int32](repeating: 0, count: 9)
+        var orientation = cffmpeg_stream_display_matrix(stream, &matrix) == 1 ? Self.displayOrientation(matrix) : 1
         var w = Int(par.pointee.width), h = Int(par.pointee.height)
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "unknown"
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
-        if still && codecName == "mjpeg", let data = try? RegularFile.read(path), let decoded = JPEGStill.decode(data) {
-            jpegStill = decoded
-            (w, h) = (decoded.frame.width, decoded.frame.height)
+        var stillOrientation: Int? = nil
+        if still, let data = try? RegularFile.read(path) {
+            if codecName == "mjpeg", let decoded = JPEGStill.decode(data) {
+                // Decoded upright already.
+                jpegStill = decoded
+                stillOrientation = decoded.orientation
+                (w, h) = (decoded.frame.width, decoded.frame.height)
+                orientation = 1
+            } else {
+                // Any other still (PNG, WebP, TIFF, a CMYK JPEG) is turned upright here, after FFmpeg decodes it.
+                stillOrientation = StillOrientation.read(data)
+                orientation = stillOrientation ?? 1
+            }
         }
+        self.orientation = orientation
+        let (rotation, mirrored) = Self.turn(orientation)
         info = VideoInfo(
             path: path, container: containerName,
             codec: String(cString: avcodec_get_name(par.pointee.codec_id)), pixelFormat: pixfmt,
-            width: rotation % 180 == 0 ? w : h, height: rotation % 180 == 0 ? h : w, rotation: rotation,
+            width: orientation < 5 ? w : h, height: orientation < 5 ? h : w, rotation: rotation, mirrored: mirrored,
             averageFrameRate: avg, nominalFrameRate: nominal, duration: duration,
             frameCount: count, frameCountIsEstimate: estimate, isStillImage: still,
             framesPastEndOfFile: still ? 0 : Self.indexedFramesPastEnd(stream, fileSize: ctx.pointee.pb.map { avio_size($0) } ?? -1),
             decoder: jpegStill == nil ? "ffmpeg" : "libjpeg-turbo",
-            exifOrientation: jpegStill.map { $0.orientation })
+            exifOrientation: stillOrientation)
         if info.framesPastEndOfFile > 0 {
             info.cutShort = "the file ends before the frame data its container indexes"
         } else if !still {
@@ -394,8 +408,49 @@ public final class VideoReader {
         lastTime = t
         var out = VideoFrame(index: nextIndex, time: t, width: width, height: height, pixels: rgb)
         nextIndex += 1
-        if info.rotation != 0 { out = out.rotated(clockwise: info.rotation) }
+        if orientation != 1 { out = out.oriented(exif: orientation) }
         return out
+    }
+
+    /// The EXIF orientation (1-8) that turns a stream's decoded frames upright by its display matrix, as
+    /// FFmpeg's command line turns them (fftools' autorotate): a quarter turn from the matrix's angle, with
+    /// a flip where the signs of its entries say the picture is mirrored (a matrix that mirrors reads as a
+    /// turn of 180 or 0 degrees to `av_display_rotation_get`, which ignores the flip). Other angles are
+    /// taken to the nearest quarter turn.
+    static func displayOrientation(_ m: [Int32]) -> Int {
+        let ccw = m.withUnsafeBufferPointer { cffmpeg_display_rotation($0.baseAddress!) }
+        guard ccw.isFinite, abs(ccw) <= 720 else { return 1 }
+        let theta = ((Int((-ccw).rounded()) % 360) + 360) % 360
+        switch theta {
+        case 90: return m[3] > 0 ? 5 : 6      // transpose: cclock_flip (the main diagonal), or clock
+        case 180:
+            switch (m[0] < 0, m[4] < 0) {
+            case (true, true): return 3
+            case (true, false): return 2      // hflip
+            case (false, true): return 4      // vflip
+            case (false, false): return 1
+            }
+        case 270: return m[3] < 0 ? 7 : 8     // transpose: clock_flip (the other diagonal), or cclock
+        case 0: return m[4] < 0 ? 4 : 1
+        default:
+            let nearest = [0, 90, 180, 270, 360].min { abs($0 - theta) < abs($1 - theta) }!
+            return [0: 1, 90: 6, 180: 3, 270: 8, 360: 1][nearest]!
+        }
+    }
+
+    /// An EXIF orientation as a mirror (left-right, first) and then a clockwise turn: 2 mirrors, 4 mirrors
+    /// and turns 180 (a vertical flip), 5 mirrors and turns 270 (the transpose), 7 mirrors and turns 90.
+    static func turn(_ orientation: Int) -> (clockwise: Int, mirrored: Bool) {
+        switch orientation {
+        case 2: return (0, true)
+        case 3: return (180, false)
+        case 4: return (180, true)
+        case 5: return (270, true)
+        case 6: return (90, false)
+        case 7: return (90, true)
+        case 8: return (270, false)
+        default: return (0, false)
+        }
     }
 
     /// The duration a frame without a usable timestamp is given: one frame at the header's average rate,

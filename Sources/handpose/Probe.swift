@@ -53,7 +53,7 @@ struct Probe: ParsableCommand {
         } else {
             let header = ["file", "size", "rot", "fps avg", "fps nominal", "duration", "frames", "codec", "pixels", "decoder"]
             var rows = infos.map { i in
-                [i.path, "\(i.width)x\(i.height)", "\(i.rotation)",
+                [i.path, "\(i.width)x\(i.height)", "\(i.rotation)" + (i.mirrored ? " mirrored" : ""),
                  String(format: "%.3f", i.averageFrameRate), String(format: "%.3f", i.nominalFrameRate),
                  String(format: "%.3fs", i.duration), (i.frameCountIsEstimate ? "~" : "") + "\(i.frameCount)",
                  i.codec + (i.isStillImage ? " (image)" : ""), i.pixelFormat,
@@ -111,7 +111,7 @@ enum ProbeRow: Encodable {
     case failed(path: String, error: String)
 
     enum Key: String, CodingKey {
-        case path, ok, container, codec, pixelFormat, width, height, rotation, averageFrameRate, nominalFrameRate, duration, frames,
+        case path, ok, container, codec, pixelFormat, width, height, rotation, mirrored, averageFrameRate, nominalFrameRate, duration, frames,
              framesEstimated, still, framesPastEndOfFile, cutShort, decoder, exifOrientation, error
     }
 
@@ -124,6 +124,7 @@ enum ProbeRow: Encodable {
             try o.encode(i.path, forKey: .path); try o.encode(i.cutShort == nil, forKey: .ok)
             try o.encode(i.container, forKey: .container); try o.encode(i.codec, forKey: .codec); try o.encode(i.pixelFormat, forKey: .pixelFormat)
             try o.encode(i.width, forKey: .width); try o.encode(i.height, forKey: .height); try o.encode(i.rotation, forKey: .rotation)
+            try o.encode(i.mirrored, forKey: .mirrored)
             try o.encode(i.averageFrameRate, forKey: .averageFrameRate); try o.encode(i.nominalFrameRate, forKey: .nominalFrameRate)
             try o.encode(i.duration, forKey: .duration); try o.encode(i.frameCount, forKey: .frames)
             try o.encode(i.frameCountIsEstimate, forKey: .framesEstimated); try o.encode(i.isStillImage, forKey: .still)

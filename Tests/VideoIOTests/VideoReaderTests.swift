@@ -417,6 +417,51 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// A display matrix that mirrors the picture (a flip, or a quarter turn with one) turns frames upright as
+    /// FFmpeg's own command line shows them; `av_display_rotation_get` alone read a left-right mirror as a half
+    /// turn and an up-down one as none. All eight matrices of quarter turns and flips, written into an mp4's
+    /// track header, against `ffmpeg -i` (which applies them) frame for frame.
+    func testMirroringDisplayMatricesTurnFramesAsFFmpegDoes() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        let source = dir.appendingPathComponent("upright.mp4")
+        let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "3",
+                                                "-c:v", "libx264", "-pix_fmt", "yuv444p", "-qp", "0", "-y", source.path])
+        XCTAssertEqual(made.status, 0, made.output)
+        let original = try Data(contentsOf: source)
+        // tkhd, version 0: the 3x3 matrix starts 48 bytes into the box (a b u / c d v / x y w, 16.16 and 2.30).
+        let tkhd = try XCTUnwrap(original.range(of: Data("tkhd".utf8))).lowerBound - 4
+        XCTAssertEqual(original[tkhd + 8], 0, "a version 0 track header")
+        let one: Int32 = 0x10000
+        // (a, b, c, d), the orientation they mean (fftools' reading), and whether width and height swap.
+        let matrices: [([Int32], Int, Bool)] = [([one, 0, 0, one], 1, false), ([-one, 0, 0, one], 2, false), ([-one, 0, 0, -one], 3, false),
+                                                ([one, 0, 0, -one], 4, false), ([0, one, one, 0], 5, true), ([0, one, -one, 0], 6, true),
+                                                ([0, -one, -one, 0], 7, true), ([0, -one, one, 0], 8, true)]
+        for (m, orientation, swapped) in matrices {
+            var data = original
+            for (k, offset) in [0, 4, 12, 16].enumerated() {
+                withUnsafeBytes(of: m[k].bigEndian) { data.replaceSubrange((tkhd + 48 + offset)..<(tkhd + 52 + offset), with: $0) }
+            }
+            let clip = dir.appendingPathComponent("m\(orientation).mp4")
+            try data.write(to: clip)
+            let reference = dir.appendingPathComponent("m\(orientation).rgb")
+            let shown = try ClipFactory.run(ffmpeg, ["-v", "error", "-i", clip.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-y", reference.path])
+            XCTAssertEqual(shown.status, 0, shown.output)
+            let expected = try Data(contentsOf: reference)
+            let reader = try VideoReader(url: clip)
+            XCTAssertEqual([reader.info.width, reader.info.height], swapped ? [48, 64] : [64, 48], "matrix \(m)")
+            XCTAssertEqual(reader.info.mirrored, [2, 4, 5, 7].contains(orientation), "matrix \(m)")
+            XCTAssertEqual(VideoReader.displayOrientation(m.count == 4 ? [m[0], m[1], 0, m[2], m[3], 0, 0, 0, 0x4000_0000] : m), orientation)
+            let frame = try XCTUnwrap(reader.nextFrame())
+            XCTAssertEqual(frame.pixels.count, expected.count, "matrix \(m)")
+            let mean = Double(zip(frame.pixels, expected).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(max(expected.count, 1))
+            // The same picture differs by swscale's rounding (under 2 levels on average); turned wrong, by tens.
+            XCTAssertLessThan(mean, 3, "matrix \(m): as FFmpeg shows it")
+        }
+    }
+
     func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
               let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

@@ -129,16 +129,20 @@ public final class VideoReader {
         containerFrames = still ? 1 : Int(max(stream.pointee.nb_frames, 0))
         var count = containerFrames
         var estimate = false
-        if count == 0 {
+        // A GIF's frame count comes with a duration summed from its stated delays, but the demuxer shows a frame
+        // whose delay is 0 or 1 cs for 10 cs (as browsers do), so its frames reach past that duration: a GIF's
+        // packets are scanned too (a GIF is small), as a file with no count is.
+        if count == 0 || (!still && containerName == "gif") {
             if let scanned = try? Self.scanPTS(path: path) {
-                count = scanned.count
-                // A streamed file (Matroska written to a pipe, a GIF without delays) states no duration: its
-                // packets' times give it, so that segments past the clip's end are still found.
-                if duration == 0, let first = scanned.first, let last = scanned.last {
+                if count == 0 { count = scanned.count }
+                // A streamed file (Matroska written to a pipe) states no duration, and such a GIF states less than
+                // its frames span: the packets' times give it, so that segments past the clip's end are still
+                // found and segments within it are not refused.
+                if let first = scanned.first, let last = scanned.last {
                     let span = Double(last) * timeBase - Double(first) * timeBase + frameDuration
-                    if span.isFinite, InputRange.seconds.contains(span) { duration = span }
+                    if span.isFinite, InputRange.seconds.contains(span), span > duration { duration = span }
                 }
-            } else {
+            } else if count == 0 {
                 // From the container's header: checked, as any number from a file (a hostile duration is no count).
                 count = InputRange.int(duration * rateForSteps, in: InputRange.frames) ?? 0
                 estimate = true

@@ -462,6 +462,40 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// A GIF whose frames state no delay (no Graphic Control Extension after the first, as some writers leave
+    /// it) is shown at 10 cs a frame by the demuxer, as browsers show it, while the duration FFmpeg states sums
+    /// the stated delays: 0.1 s for six frames reaching 0.6 s, which made `validate` refuse segments inside the
+    /// clip. The duration is the frames' span.
+    func testAGIFsDurationCoversItsFrames() throws {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        let written = dir.appendingPathComponent("delays.gif")
+        let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "6", "-y", written.path])
+        XCTAssertEqual(made.status, 0, made.output)
+        // Every Graphic Control Extension (21 F9 04, 8 bytes) but the first removed.
+        let bytes = [UInt8](try Data(contentsOf: written))
+        var out: [UInt8] = [], i = 0, seen = 0
+        while i < bytes.count {
+            if i + 8 <= bytes.count, bytes[i] == 0x21, bytes[i + 1] == 0xF9, bytes[i + 2] == 0x04 {
+                seen += 1
+                if seen > 1 { i += 8; continue }
+            }
+            out.append(bytes[i]); i += 1
+        }
+        XCTAssertEqual(seen, 6)
+        let gif = dir.appendingPathComponent("no-delays.gif")
+        try Data(out).write(to: gif)
+        let reader = try VideoReader(url: gif)
+        let frames = try ClipFactory.readAll(gif)
+        XCTAssertEqual(frames.count, 6)
+        XCTAssertEqual(reader.info.frameCount, 6)
+        let last = try XCTUnwrap(frames.last).time
+        XCTAssertEqual(last, 0.5, accuracy: 1e-6)
+        XCTAssertGreaterThan(reader.info.duration, last, "the duration reaches past the last frame's time")
+    }
+
     func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
               let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

@@ -26,8 +26,9 @@ public struct ExtractionPipeline: Sendable {
         /// no model ran).
         case done(String, frames: Int, hands: Int, threads: ClosedRange<Int>?)
         case skipped(String)
-        /// Keypoints written for the frames before damage in the clip.
-        case incomplete(String, frames: Int, reason: String)
+        /// Keypoints written for the frames before damage in the clip, and the hands found in them in this run
+        /// (0 for one kept from an earlier run, whose frames this run's totals do not count either).
+        case incomplete(String, frames: Int, hands: Int, reason: String)
         case failed(String, reason: String)
         /// Its keypoint file could not be read (`reason`) and was moved to `keptAt` before extracting again.
         case setAside(String, keptAt: String, reason: String)
@@ -162,7 +163,7 @@ public struct ExtractionPipeline: Sendable {
                     // A good output stands; a failure recorded by a later --overwrite attempt no longer applies.
                     FailureRecord.remove(for: item.relative, in: folder)
                     if verdict.state == .incomplete {
-                        events(.incomplete(item.relative, frames: verdict.summary?.frames ?? 0,
+                        events(.incomplete(item.relative, frames: verdict.summary?.frames ?? 0, hands: 0,
                                            reason: (verdict.reason ?? "") + " (kept from an earlier run; --overwrite redoes it)"))
                     } else {
                         events(.skipped(item.relative))
@@ -191,7 +192,7 @@ public struct ExtractionPipeline: Sendable {
                         events(.done(item.relative, frames: event.frames, hands: event.hands, threads: event.threads))
                     case .incomplete:
                         FailureRecord.remove(for: item.relative, in: folder)
-                        events(.incomplete(item.relative, frames: event.frames, reason: event.reason ?? ""))
+                        events(.incomplete(item.relative, frames: event.frames, hands: event.hands, reason: event.reason ?? ""))
                     case .failed, .frames:
                         failed(item, event.reason ?? "failed")
                     }

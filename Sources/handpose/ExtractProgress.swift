@@ -44,7 +44,7 @@ final class ExtractProgress: @unchecked Sendable {
         case .frames(let n): locked { frames += n }
         case .done(let name, let f, let h, let threads): done(name, frames: f, hands: h, threads: threads)
         case .skipped(let name): skipped(name)
-        case .incomplete(let name, let f, let reason): incomplete(name, frames: f, reason: reason)
+        case .incomplete(let name, let f, let h, let reason): incomplete(name, frames: f, hands: h, reason: reason)
         case .failed(let name, let reason): failed(name, reason)
         case .setAside(let name, let kept, let reason):
             locked { emit("warning: \(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again") }
@@ -69,9 +69,9 @@ final class ExtractProgress: @unchecked Sendable {
     }
 
     /// Keypoints written for the frames before the damage; counts as a failure for the exit code.
-    func incomplete(_ name: String, frames f: Int, reason: String) {
+    func incomplete(_ name: String, frames f: Int, hands h: Int, reason: String) {
         locked {
-            incompleteCount += 1; failures += 1
+            incompleteCount += 1; failures += 1; hands += h
             problems.append(("incomplete", name, "\(f) frames kept; \(reason)"))
             emit("incomplete \(name): \(f) frames kept; \(reason)")
         }

@@ -73,7 +73,8 @@ static inline int cffmpeg_stream_set_rotation(AVStream *stream, double degrees) 
 #endif
 }
 
-// Two signs of lost data that come below error level, each counted per key (the first eight keys to have one):
+// Two signs of lost data that come below error level, each counted per key (the first 64 keys to have one; past
+// those, `overflowed` is set and the reader takes any key as having had one):
 // - the MPEG-TS demuxer resyncs past a lost or damaged stretch without an error; it shows only as a break in
 //   the 4-bit continuity counter of a PID's packets, logged at debug level ("Continuity check failed for
 //   pid %d ..."), keyed by PID;
@@ -81,19 +82,20 @@ static inline int cffmpeg_stream_set_rotation(AVStream *stream, double degrees) 
 //   the file) or marked damaged, which libavformat logs as a warning ("Packet corrupt (stream = %d, ..."),
 //   keyed by stream index. A parser after the demuxer (MPEG video, H.264 in a transport stream) drops the
 //   packet's flag, so the log is the only place it is seen.
-enum { CFFMPEG_TALLY_KEYS = 8 };
+enum { CFFMPEG_TALLY_KEYS = 64 };
 
 typedef struct {
     int32_t key[CFFMPEG_TALLY_KEYS];
     int32_t count[CFFMPEG_TALLY_KEYS];
     int32_t keys;
+    int32_t overflowed;
 } cffmpeg_tally;
 
 static inline void cffmpeg_tally_add(cffmpeg_tally *t, int key) {
     int k = 0;
     while (k < t->keys && t->key[k] != key) k++;
     if (k == t->keys) {
-        if (k == CFFMPEG_TALLY_KEYS) return;
+        if (k == CFFMPEG_TALLY_KEYS) { t->overflowed = 1; return; }
         t->key[k] = key;
         t->count[k] = 0;
         t->keys++;

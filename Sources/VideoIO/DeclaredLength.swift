@@ -16,7 +16,8 @@ import Foundation
 ///   almost always falls inside a packet, and a file that ends part way through one was cut.
 /// - FLV: every tag is followed by its own size, so a file whose last four bytes do not give the size of a
 ///   tag that ends there was cut inside one; and the onMetaData tag FFmpeg and OBS write states the file's
-///   size (`filesize`, when they could rewrite it at the end), which a copy cut between two tags falls short of.
+///   size (`filesize`, OBS's `fileSize`, when they could rewrite it at the end), which a copy cut between two
+///   tags falls short of.
 /// - ASF (WMV): the header's File Properties Object states the file's size (unless the file was written as a
 ///   broadcast, which says so in the same object).
 ///
@@ -106,14 +107,19 @@ enum DeclaredLength {
         let firstTag = number(header[5..<9]) + 4
         guard firstTag >= 13, firstTag <= fileSize else { return firstTag > fileSize ? "the file ends inside its FLV header" : nil }
         guard fileSize > firstTag else { return nil }   // a header and no tag: nothing to check
-        // The last tag: the file's last four bytes are its size (the tag's 11-byte header and its data; some writers
-        // count 10 or leave the header out, which FFmpeg's demuxer accepts too).
+        // The last tag: the file's last four bytes are its size, the tag's 11-byte header and its data; some writers
+        // count 10, or the data alone, which FFmpeg's demuxer accepts too: the tag then starts 1 or 11 bytes further
+        // back. Whole if a tag whose data size fits one of those readings ends there (of any type: FFmpeg skips
+        // types it does not know).
         let cut = "the file ends inside an FLV tag (its last four bytes are not the size of a tag ending there)"
         guard let last = read(fileSize - 4, 4) else { return cut }
         let tagSize = number(last[0..<4])
-        guard tagSize >= 11, tagSize <= fileSize - 4 - firstTag, let tag = read(fileSize - 4 - tagSize, 11),
-              [8, 9, 18].contains(tag[0] & 0x1F),
-              [tagSize - 11, tagSize - 10, tagSize].contains(number(tag[1..<4])) else { return cut }
+        let ends = [(11, 0), (10, 1), (0, 11)].contains { counted, back in
+            let start = fileSize - 4 - tagSize - Int64(back)
+            guard tagSize >= Int64(counted), start >= firstTag, let tag = read(start, 11) else { return false }
+            return number(tag[1..<4]) == tagSize - Int64(counted)
+        }
+        guard ends else { return cut }
         // onMetaData's filesize, when the first tag is script data that states one.
         guard let first = read(firstTag, 11), first[0] & 0x1F == 18 else { return nil }
         let dataSize = Int(number(first[1..<4]))
@@ -142,7 +148,8 @@ enum DeclaredLength {
             switch marker {
             case 0x00:
                 guard let bytes = take(8) else { return nil }
-                if Array(key) == Array("filesize".utf8) { return Double(bitPattern: UInt64(bytes.reduce(0) { $0 << 8 | UInt64($1) })) }
+                // `filesize` (FFmpeg), `fileSize` (OBS).
+                if String(decoding: key, as: UTF8.self).lowercased() == "filesize" { return Double(bitPattern: UInt64(bytes.reduce(0) { $0 << 8 | UInt64($1) })) }
             case 0x01: guard take(1) != nil else { return nil }
             case 0x02: guard let n = length(2), take(n) != nil else { return nil }
             case 0x05, 0x06: break

@@ -137,7 +137,8 @@ public final class VideoReader {
                 if count == 0 { count = scanned.count }
                 // A streamed file (Matroska written to a pipe) states no duration, and such a GIF states less than
                 // its frames span: the packets' times give it, so that segments past the clip's end are still
-                // found and segments within it are not refused.
+                // found and segments within it are not refused. For any file scanned (Matroska, TS and PS list no
+                // count) the duration is at least the frames' span, which moves a stated one by a frame at most.
                 if let first = scanned.first, let last = scanned.last {
                     let span = Double(last) * timeBase - Double(first) * timeBase + frameDuration
                     if span.isFinite, InputRange.seconds.contains(span), span > duration { duration = span }
@@ -155,7 +156,8 @@ public final class VideoReader {
         let pixfmt = av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "unknown"
         let codecName = String(cString: avcodec_get_name(par.pointee.codec_id))
         var stillOrientation: Int? = nil
-        if still, let data = try? RegularFile.read(path) {
+        // A still in a format that can carry an EXIF orientation is read for it (a BMP, say, is not read twice).
+        if still, ["mjpeg", "png", "apng", "webp", "tiff"].contains(codecName), let data = try? RegularFile.read(path) {
             if codecName == "mjpeg", let decoded = JPEGStill.decode(data) {
                 // Decoded upright already.
                 jpegStill = decoded
@@ -326,7 +328,7 @@ public final class VideoReader {
             // (Where it broke the demuxer does not say: it may have read past the damage while probing the start.)
             if info.container == "mpegts", damage.gaps(pid: stream.pointee.id) > 0 {
                 throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
-                                         ffmpeg: "the transport stream lost packets of its video stream (PID \(stream.pointee.id)): its continuity counter breaks, so frames are missing or damaged")
+                                         ffmpeg: "the transport stream's video (PID \(stream.pointee.id)) has a break in its packets' continuity counter: packets were lost there, so frames are missing or damaged (or two recordings were joined without marking it)")
             }
             // A packet of the video read shorter than it declares (the file cut inside it) or marked damaged by the
             // demuxer: any container (MPEG-PS, cut, shows nothing else).
@@ -422,6 +424,9 @@ public final class VideoReader {
     /// turn of 180 or 0 degrees to `av_display_rotation_get`, which ignores the flip). Other angles are
     /// taken to the nearest quarter turn.
     static func displayOrientation(_ m: [Int32]) -> Int {
+        // A matrix with a zero column is no picture transform (av_display_rotation_get gives NaN); FFmpeg leaves
+        // such frames as they are.
+        guard m.count >= 9, (m[0], m[3]) != (0, 0), (m[1], m[4]) != (0, 0) else { return 1 }
         let ccw = m.withUnsafeBufferPointer { cffmpeg_display_rotation($0.baseAddress!) }
         guard ccw.isFinite, abs(ccw) <= 720 else { return 1 }
         let theta = ((Int((-ccw).rounded()) % 360) + 360) % 360
@@ -659,7 +664,8 @@ final class DemuxerDamage {
         let keys = withUnsafeBytes(of: tally.key) { Array($0.bindMemory(to: Int32.self)) }
         let counts = withUnsafeBytes(of: tally.count) { Array($0.bindMemory(to: Int32.self)) }
         let known = min(max(Int(tally.keys), 0), keys.count)
-        return (0..<known).first { Int(keys[$0]) == key }.map { Int(counts[$0]) } ?? 0
+        // A tally that ran out of room may have missed this key's: counted as one, which errs on saying so.
+        return (0..<known).first { Int(keys[$0]) == key }.map { Int(counts[$0]) } ?? (tally.overflowed != 0 ? 1 : 0)
     }
     /// Times the FLV demuxer found a tag's sizes disagree and skipped to the next tag it could find.
     var resyncs: Int { Int(pointer.pointee.resyncs) }

@@ -276,10 +276,16 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
-    /// Matroska damaged in the middle (a bad sector, a broken copy: bytes zeroed inside a block) with its
-    /// declared sizes intact: FFmpeg's demuxer logs the damage and ends the stream there, as if the file ended,
-    /// and nothing else tells (no frame count, the declared end is the file's). What it logged makes the read
-    /// end in an error after every frame it could give, never a shorter clip read as whole.
+    /// Reads `url` to its end: the frames read and the error that ended the read, if one did.
+    func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
+        var frames = 0
+        do {
+            let reader = try VideoReader(url: url)
+            while try reader.nextFrame() != nil { frames += 1 }
+            return (frames, nil)
+        } catch let error as VideoError { return (frames, error) } catch { XCTFail("\(error)"); return (frames, nil) }
+    }
+
     /// A transport stream has no index and its demuxer resyncs past a damaged stretch without an error: the
     /// video PID's broken continuity counter is what tells. A copy cut part way through a packet (188 bytes, or
     /// 192 in M2TS) is cut short. Both end in an error after every frame that could be read.
@@ -287,14 +293,6 @@ final class VideoReaderTests: XCTestCase {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("SKIP: the ffmpeg command is absent; run `make setup`")
             throw Prerequisite.missing("ffmpeg command absent")
-        }
-        func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
-            var frames = 0
-            do {
-                let reader = try VideoReader(url: url)
-                while try reader.nextFrame() != nil { frames += 1 }
-                return (frames, nil)
-            } catch let error as VideoError { return (frames, error) } catch { XCTFail("\(error)"); return (frames, nil) }
         }
         for (name, extra, packet) in [("whole.ts", [String](), 188), ("whole.m2ts", ["-f", "mpegts", "-mpegts_m2ts_mode", "1"], 192)] {
             let whole = dir.appendingPathComponent(name)
@@ -339,14 +337,6 @@ final class VideoReaderTests: XCTestCase {
             print("SKIP: the ffmpeg command is absent; run `make setup`")
             throw Prerequisite.missing("ffmpeg command absent")
         }
-        func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
-            var frames = 0
-            do {
-                let reader = try VideoReader(url: url)
-                while try reader.nextFrame() != nil { frames += 1 }
-                return (frames, nil)
-            } catch let error as VideoError { return (frames, error) } catch { XCTFail("\(error)"); return (frames, nil) }
-        }
         let whole = dir.appendingPathComponent("whole.flv")
         let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "40",
                                                 "-g", "5", "-y", whole.path])
@@ -365,6 +355,24 @@ final class VideoReaderTests: XCTestCase {
             ends.append(at)
         }
         XCTAssertEqual(ends.last, bytes.count)
+        // Writers that count a tag's size as its data and 10, or its data alone (FFmpeg's demuxer takes both), and a
+        // last tag of a type FFmpeg skips (AMF3 data, 15): whole files, read whole.
+        for (name, counted) in [("ten.flv", 10), ("data.flv", 0)] {
+            var other = bytes
+            for (k, end) in ends.enumerated() {
+                let tag = k == 0 ? 13 : ends[k - 1]
+                let size = Int(bytes[tag + 1]) << 16 | Int(bytes[tag + 2]) << 8 | Int(bytes[tag + 3])
+                withUnsafeBytes(of: UInt32(size + counted).bigEndian) { other.replaceSubrange((end - 4)..<end, with: $0) }
+            }
+            let url = dir.appendingPathComponent(name)
+            try Data(other).write(to: url)
+            let r = readToEnd(url)
+            XCTAssertNil(r.error, "\(name): \(r.error?.description ?? "")")
+            XCTAssertEqual(r.frames, 40, name)
+        }
+        let amf3 = dir.appendingPathComponent("amf3-last.flv")
+        try (data + Data([15, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 14])).write(to: amf3)
+        XCTAssertNil(readToEnd(amf3).error)
         let boundary = ends[ends.count * 2 / 3]
         let cases: [(String, Data, String)] = [
             ("inside-a-tag.flv", data.prefix(boundary + 20), "ends inside an FLV tag"),
@@ -496,6 +504,10 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertGreaterThan(reader.info.duration, last, "the duration reaches past the last frame's time")
     }
 
+    /// Matroska damaged in the middle (a bad sector, a broken copy: bytes zeroed inside a block) with its
+    /// declared sizes intact: FFmpeg's demuxer logs the damage and ends the stream there, as if the file ended,
+    /// and nothing else tells (no frame count, the declared end is the file's). What it logged makes the read
+    /// end in an error after every frame it could give, never a shorter clip read as whole.
     func testMatroskaDamagedInTheMiddleEndsInAnErrorNotAShorterClip() throws {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
               let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {

@@ -75,10 +75,7 @@ final class VideoReaderTests: XCTestCase {
     /// `ffmpeg -pix_fmt rgb24`. swscale's own default (BT.601, limited) was up to 16 levels off on
     /// BT.709 footage, which moved keypoints on HD clips.
     func testDeclaredColourSpaceIsReadAsFFmpegReadsIt() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         let dir = ClipFactory.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         for (space, range) in [("bt709", "tv"), ("smpte170m", "tv"), ("bt709", "pc"), ("bt2020nc", "tv")] {
@@ -231,10 +228,7 @@ final class VideoReaderTests: XCTestCase {
     /// Matroska, WebM and GIF list no frame count, and FFmpeg ends a copy of one cut at a block boundary
     /// as if it were whole: the Segment's declared size and the GIF trailer tell a cut file from a short one.
     func testCutMatroskaWebMAndGIFEndInAnError() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         for container in ["mkv", "webm", "gif"] {
             let full = dir.appendingPathComponent("full.\(container)")
             let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "30", "-y", full.path])
@@ -276,6 +270,15 @@ final class VideoReaderTests: XCTestCase {
         }
     }
 
+    /// The ffmpeg command, or a skip saying it is absent.
+    func ffmpegCommand() throws -> String {
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP: the ffmpeg command is absent; run `make setup`")
+            throw Prerequisite.missing("ffmpeg command absent")
+        }
+        return ffmpeg
+    }
+
     /// Reads `url` to its end: the frames read and the error that ended the read, if one did.
     func readToEnd(_ url: URL) -> (frames: Int, error: VideoError?) {
         var frames = 0
@@ -290,10 +293,7 @@ final class VideoReaderTests: XCTestCase {
     /// video PID's broken continuity counter is what tells. A copy cut part way through a packet (188 bytes, or
     /// 192 in M2TS) is cut short. Both end in an error after every frame that could be read.
     func testTransportStreamDamagedOrCutEndsInAnErrorNotAShorterClip() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         for (name, extra, packet) in [("whole.ts", [String](), 188), ("whole.m2ts", ["-f", "mpegts", "-mpegts_m2ts_mode", "1"], 192)] {
             let whole = dir.appendingPathComponent(name)
             let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "40",
@@ -333,10 +333,7 @@ final class VideoReaderTests: XCTestCase {
     /// of the size onMetaData states; a damaged stretch makes the demuxer skip to the next tag it can find.
     /// Each ends in an error after every frame that could be read.
     func testFLVDamagedOrCutEndsInAnErrorNotAShorterClip() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         let whole = dir.appendingPathComponent("whole.flv")
         let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "40",
                                                 "-g", "5", "-y", whole.path])
@@ -396,10 +393,7 @@ final class VideoReaderTests: XCTestCase {
     /// demuxer read short, which libavformat logs ("Packet corrupt"). ASF (`.wmv`) states its size in its header.
     /// Each cut copy ends in an error after every frame that could be read; the whole files read whole.
     func testMPEGProgramStreamAndASFCutShortEndInAnErrorNotAShorterClip() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         for (name, codec, expected) in [("whole.mpg", "mpeg1video", "read a packet of the video shorter than it declares"),
                                          ("whole.wmv", "wmv2", "its ASF header states")] {
             let whole = dir.appendingPathComponent(name)
@@ -430,10 +424,7 @@ final class VideoReaderTests: XCTestCase {
     /// turn and an up-down one as none. All eight matrices of quarter turns and flips, written into an mp4's
     /// track header, against `ffmpeg -i` (which applies them) frame for frame.
     func testMirroringDisplayMatricesTurnFramesAsFFmpegDoes() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         let source = dir.appendingPathComponent("upright.mp4")
         let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "3",
                                                 "-c:v", "libx264", "-pix_fmt", "yuv444p", "-qp", "0", "-y", source.path])
@@ -475,10 +466,7 @@ final class VideoReaderTests: XCTestCase {
     /// the stated delays: 0.1 s for six frames reaching 0.6 s, which made `validate` refuse segments inside the
     /// clip. The duration is the frames' span.
     func testAGIFsDurationCoversItsFrames() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         let written = dir.appendingPathComponent("delays.gif")
         let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "6", "-y", written.path])
         XCTAssertEqual(made.status, 0, made.output)
@@ -552,10 +540,7 @@ final class VideoReaderTests: XCTestCase {
     /// A streamed Matroska file (`-live 1`: sizes unknown, as a pipe or a live recording writes them) states
     /// no duration and no end: its duration comes from its packets, and a cut inside an element is found.
     func testAStreamedMatroskaFileHasADurationAndItsCutIsFound() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIP: the ffmpeg command is absent; run `make setup`")
-            throw Prerequisite.missing("ffmpeg command absent")
-        }
+        let ffmpeg = try ffmpegCommand()
         for container in ["mkv", "webm"] {
             let full = dir.appendingPathComponent("live.\(container)")
             let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", "30",

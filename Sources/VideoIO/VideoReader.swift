@@ -331,10 +331,12 @@ public final class VideoReader {
                                          ffmpeg: "the transport stream's video (PID \(stream.pointee.id)) has a break in its packets' continuity counter: packets were lost there, so frames are missing or damaged (or two recordings were joined without marking it)")
             }
             // A packet of the video read shorter than it declares (the file cut inside it) or marked damaged by the
-            // demuxer: any container (MPEG-PS, cut, shows nothing else).
-            if damage.corruptPackets(stream: streamIndex) > 0 {
+            // demuxer: any container (MPEG-PS, cut, shows nothing else). The MPEG-PS demuxer marks a packet only when
+            // the file ends inside it, so one of any stream (audio, cut) is a cut file, and the video after the cut
+            // is lost with it.
+            if damage.corruptPackets(stream: streamIndex) > 0 || (info.container == "mpeg" && damage.anyCorruptPacket) {
                 throw VideoError.corrupt(path: path, frame: nextIndex, time: lastTime,
-                                         ffmpeg: "the \(info.container) demuxer read a packet of the video shorter than it declares (the file cut inside it) or marked it damaged, so frames are missing or damaged")
+                                         ffmpeg: "the \(info.container) demuxer read a packet shorter than it declares (the file cut inside it) or marked it damaged, so frames are missing or damaged")
             }
         }
         return nil
@@ -667,6 +669,8 @@ final class DemuxerDamage {
         // A tally that ran out of room may have missed this key's: counted as one, which errs on saying so.
         return (0..<known).first { Int(keys[$0]) == key }.map { Int(counts[$0]) } ?? (tally.overflowed != 0 ? 1 : 0)
     }
+    /// Whether the demuxer read short or marked damaged a packet of any stream.
+    var anyCorruptPacket: Bool { pointer.pointee.corrupt.keys > 0 || pointer.pointee.corrupt.overflowed != 0 }
     /// Times the FLV demuxer found a tag's sizes disagree and skipped to the next tag it could find.
     var resyncs: Int { Int(pointer.pointee.resyncs) }
     /// The first, in FFmpeg's words.

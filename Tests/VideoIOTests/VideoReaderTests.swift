@@ -394,7 +394,7 @@ final class VideoReaderTests: XCTestCase {
     /// Each cut copy ends in an error after every frame that could be read; the whole files read whole.
     func testMPEGProgramStreamAndASFCutShortEndInAnErrorNotAShorterClip() throws {
         let ffmpeg = try ffmpegCommand()
-        for (name, codec, expected) in [("whole.mpg", "mpeg1video", "read a packet of the video shorter than it declares"),
+        for (name, codec, expected) in [("whole.mpg", "mpeg1video", "read a packet shorter than it declares"),
                                          ("whole.wmv", "wmv2", "its ASF header states")] {
             let whole = dir.appendingPathComponent(name)
             // 25 fps: MPEG-1 takes only the standard rates.
@@ -417,6 +417,27 @@ final class VideoReaderTests: XCTestCase {
             XCTAssertGreaterThan(frames, 0, name)
             XCTAssertLessThan(frames, 40, name)
         }
+        // MPEG-PS with sound, cut inside an audio packet: the video after the cut is lost as well.
+        let sound = dir.appendingPathComponent("sound.mpg")
+        let made = try ClipFactory.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25", "-f", "lavfi", "-i",
+                                                "sine=frequency=440:sample_rate=44100", "-frames:v", "100", "-t", "4",
+                                                "-c:v", "mpeg1video", "-c:a", "mp2", "-y", sound.path])
+        XCTAssertEqual(made.status, 0, made.output)
+        XCTAssertEqual(readToEnd(sound).frames, 100)
+        XCTAssertNil(readToEnd(sound).error, "the whole file reads whole, with no complaint")
+        let probed = try ClipFactory.run("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pos,size",
+                                                          "-of", "csv=p=0", sound.path])
+        XCTAssertEqual(probed.status, 0, probed.output)
+        let audio = probed.output.split(separator: "\n").compactMap { line -> (Int, Int)? in
+            let f = line.split(separator: ","), size = f.first.flatMap { Int($0) }, pos = f.dropFirst().first.flatMap { Int($0) }
+            return size.flatMap { s in pos.map { ($0, s) } }
+        }
+        let (position, size) = try XCTUnwrap(audio.dropFirst(audio.count * 2 / 3).first, probed.output)
+        let cut = dir.appendingPathComponent("cut-in-audio.mpg")
+        try Data(try Data(contentsOf: sound).prefix(position + size / 2)).write(to: cut)
+        let r = readToEnd(cut)
+        XCTAssertTrue(r.error?.description.contains("read a packet") ?? false, r.error?.description ?? "no error: \(r.frames) frames read as whole")
+        XCTAssertLessThan(r.frames, 100)
     }
 
     /// A display matrix that mirrors the picture (a flip, or a quarter turn with one) turns frames upright as

@@ -30,9 +30,10 @@ enum DeclaredLength {
         guard ["matroska,webm", "gif", "mpegts", "flv", "asf"].contains(container) else { return nil }
         guard let handle = RegularFile.handle(path) else { return nil }
         defer { try? handle.close() }
-        if container == "mpegts" { return transportStreamShortfall(handle) }
-        if container == "flv" { return flvShortfall(handle) }
-        if container == "asf" { return asfShortfall(handle) }
+        if ["mpegts", "flv", "asf"].contains(container) {
+            guard let file = FileBytes(handle) else { return nil }
+            return container == "mpegts" ? transportStreamShortfall(file) : container == "flv" ? flvShortfall(file) : asfShortfall(file)
+        }
         var bytes = ByteStream(handle)
         return container == "gif" ? gifShortfall(&bytes) : matroskaShortfall(&bytes)
     }
@@ -44,19 +45,16 @@ enum DeclaredLength {
     /// Finds the stream's packet size from its first packets (the first size whose sync bytes line up ten
     /// packets in a row from an offset within the first packet, as FFmpeg's demuxer does), then checks that
     /// the file ends where a packet ends. No verdict on a file too short for ten packets or with no such run.
-    static func transportStreamShortfall(_ handle: FileHandle) -> String? {
-        guard let fileSize = try? handle.seekToEnd(), fileSize <= UInt64(Int64.max) else { return nil }
-        try? handle.seek(toOffset: 0)
+    static func transportStreamShortfall(_ file: FileBytes) -> String? {
         let run = 10
-        guard let head = try? handle.read(upToCount: 204 * (run + 1)) else { return nil }
-        let bytes = [UInt8](head)
+        guard let bytes = file.read(0, 204 * (run + 1), exactly: false) else { return nil }
         for (size, sync) in transportPackets {
             guard let first = (0..<size).first(where: { s in
                 (0..<run).allSatisfy { k in s + k * size < bytes.count && bytes[s + k * size] == 0x47 }
             }) else { continue }
             // The packets start `sync` bytes before their sync byte; a whole file ends at a packet's end.
             let start = Int64(first - sync)
-            let over = (Int64(fileSize) - start) % Int64(size)
+            let over = (file.size - start) % Int64(size)
             guard over != 0 else { return nil }
             return "the file ends \(over) bytes into a \(size)-byte transport stream packet (one cut part way through a copy or download)"
         }
@@ -69,11 +67,9 @@ enum DeclaredLength {
 
     /// Walks the Header Object's objects (each a GUID and a 64-bit little-endian size) to File Properties and
     /// compares its File Size with the file's, unless its Broadcast flag says the size is not known.
-    static func asfShortfall(_ handle: FileHandle) -> String? {
-        guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
-        try? handle.seek(toOffset: 0)
-        guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
-        let bytes = [UInt8](data)
+    static func asfShortfall(_ file: FileBytes) -> String? {
+        guard let bytes = file.read(0, 1 << 20, exactly: false) else { return nil }
+        let end = UInt64(file.size)
         func little(_ at: Int, _ count: Int) -> UInt64? {
             guard at >= 0, at + count <= bytes.count else { return nil }
             return bytes[at..<(at + count)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
@@ -93,17 +89,11 @@ enum DeclaredLength {
     }
 
     /// Checks the last tag against the file's last four bytes (its size), then the size onMetaData states.
-    static func flvShortfall(_ handle: FileHandle) -> String? {
-        guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
-        let fileSize = Int64(end)
-        func read(_ offset: Int64, _ count: Int) -> [UInt8]? {
-            guard offset >= 0, offset + Int64(count) <= fileSize, (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                  let data = try? handle.read(upToCount: count), data.count == count else { return nil }
-            return [UInt8](data)
-        }
+    static func flvShortfall(_ file: FileBytes) -> String? {
+        let fileSize = file.size
         func number(_ b: ArraySlice<UInt8>) -> Int64 { b.reduce(0) { $0 << 8 | Int64($1) } }
         // The header: "FLV", a version, flags, then the offset of the first tag's PreviousTagSize0 (9).
-        guard let header = read(0, 9), header[0] == 0x46, header[1] == 0x4C, header[2] == 0x56 else { return nil }
+        guard let header = file.read(0, 9), header[0] == 0x46, header[1] == 0x4C, header[2] == 0x56 else { return nil }
         let firstTag = number(header[5..<9]) + 4
         guard firstTag >= 13, firstTag <= fileSize else { return firstTag > fileSize ? "the file ends inside its FLV header" : nil }
         guard fileSize > firstTag else { return nil }   // a header and no tag: nothing to check
@@ -112,18 +102,18 @@ enum DeclaredLength {
         // back. Whole if a tag whose data size fits one of those readings ends there (of any type: FFmpeg skips
         // types it does not know).
         let cut = "the file ends inside an FLV tag (its last four bytes are not the size of a tag ending there)"
-        guard let last = read(fileSize - 4, 4) else { return cut }
+        guard let last = file.read(fileSize - 4, 4) else { return cut }
         let tagSize = number(last[0..<4])
         let ends = [(11, 0), (10, 1), (0, 11)].contains { counted, back in
             let start = fileSize - 4 - tagSize - Int64(back)
-            guard tagSize >= Int64(counted), start >= firstTag, let tag = read(start, 11) else { return false }
+            guard tagSize >= Int64(counted), start >= firstTag, let tag = file.read(start, 11) else { return false }
             return number(tag[1..<4]) == tagSize - Int64(counted)
         }
         guard ends else { return cut }
         // onMetaData's filesize, when the first tag is script data that states one.
-        guard let first = read(firstTag, 11), first[0] & 0x1F == 18 else { return nil }
+        guard let first = file.read(firstTag, 11), first[0] & 0x1F == 18 else { return nil }
         let dataSize = Int(number(first[1..<4]))
-        guard dataSize <= 1 << 20, let script = read(firstTag + 11, dataSize),
+        guard dataSize <= 1 << 20, let script = file.read(firstTag + 11, dataSize),
               let declared = metadataFileSize(script), declared.isFinite, declared > 0 else { return nil }
         guard declared <= 0x1p62 else { return nil }
         let stated = Int64(declared)
@@ -234,6 +224,26 @@ enum DeclaredLength {
             }
         }
         return cut
+    }
+
+    /// A file's size and reads of ranges of it, for the checks that jump about (TS, FLV, ASF).
+    struct FileBytes {
+        let handle: FileHandle
+        let size: Int64
+
+        init?(_ handle: FileHandle) {
+            guard let end = try? handle.seekToEnd(), end <= UInt64(Int64.max) else { return nil }
+            self.handle = handle
+            size = Int64(end)
+        }
+
+        /// `count` bytes from `offset`; nil when the file does not hold them all, or, not `exactly`, any.
+        func read(_ offset: Int64, _ count: Int, exactly: Bool = true) -> [UInt8]? {
+            guard offset >= 0, count >= 0, !exactly || offset + Int64(count) <= size,
+                  (try? handle.seek(toOffset: UInt64(offset))) != nil, let data = try? handle.read(upToCount: count),
+                  exactly ? data.count == count : true else { return nil }
+            return [UInt8](data)
+        }
     }
 
     /// A file read forwards through a buffer, with its size, for the walks above.

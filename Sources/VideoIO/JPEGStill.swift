@@ -35,7 +35,7 @@ enum JPEGStill {
             }
             // A warning (a truncated scan, say) still gives the picture, as OpenCV keeps it; an error does not.
             if rc != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) { return nil }
-            let orientation = StillOrientation.jpeg(bytes)
+            let orientation = StillOrientation.jpeg(bytes) ?? 1
             let upright = VideoFrame(index: 0, time: 0, width: Int(w), height: Int(h), pixels: rgb).oriented(exif: orientation)
             return Decoded(frame: upright, orientation: orientation)
         }

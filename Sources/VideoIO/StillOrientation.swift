@@ -13,7 +13,7 @@ public enum StillOrientation {
     public static func read(_ data: Data) -> Int? {
         data.withUnsafeBytes { raw in
             let b = raw.bindMemory(to: UInt8.self)
-            if b.count > 3, b[0] == 0xFF, b[1] == 0xD8 { return jpegSegment(b) }
+            if b.count > 3, b[0] == 0xFF, b[1] == 0xD8 { return jpeg(b) }
             if b.count > 8, Array(b[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return png(b) }
             if b.count > 12, Array(b[0..<4]) == Array("RIFF".utf8), Array(b[8..<12]) == Array("WEBP".utf8) { return webp(b) }
             if b.count > 8, (b[0], b[1]) == (0x49, 0x49) || (b[0], b[1]) == (0x4D, 0x4D) { return tiff(b, from: 0, to: b.count) }
@@ -21,12 +21,9 @@ public enum StillOrientation {
         }
     }
 
-    /// A JPEG's orientation, 1 when it states none.
-    static func jpeg(_ b: UnsafeBufferPointer<UInt8>) -> Int { jpegSegment(b) ?? 1 }
-
-    /// The APP1 `Exif` segment before the first scan. Any number of 0xFF fill bytes may come before a marker
-    /// (ITU T.81, B.1.1.2).
-    static func jpegSegment(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// A JPEG's orientation, from the APP1 `Exif` segment before the first scan. Any number of 0xFF fill bytes
+    /// may come before a marker (ITU T.81, B.1.1.2).
+    static func jpeg(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         var p = 2
         while p + 1 < b.count, b[p] == 0xFF {
             while p + 1 < b.count, b[p + 1] == 0xFF { p += 1 }

@@ -606,16 +606,6 @@ private let AVERROR_DECODER_NOT_FOUND_CODE: Int32 = {
 }()
 
 extension VideoFrame {
-    /// The frame turned clockwise by 90, 180 or 270 degrees.
-    public func rotated(clockwise degrees: Int) -> VideoFrame {
-        switch ((degrees % 360) + 360) % 360 {
-        case 90: return oriented(exif: 6)
-        case 180: return oriented(exif: 3)
-        case 270: return oriented(exif: 8)
-        default: return self
-        }
-    }
-
     /// The frame turned upright from EXIF orientation `exif` (1-8) as OpenCV does: 2-4 flip, 5-8
     /// transpose and then flip (6 is a quarter turn clockwise, 8 counter-clockwise).
     public func oriented(exif orientation: Int) -> VideoFrame {

@@ -63,10 +63,10 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertEqual(f.height, 96)
         // Turned clockwise, the source's top-left block (bit 0 of index 0: dark) lands top-right,
         // and the index blocks run down the right edge.
-        let unrotated = f.rotated(clockwise: 270)
+        let unrotated = f.oriented(exif: 8)
         XCTAssertEqual(unrotated.width, 96)
         XCTAssertEqual(ClipFactory.drawnIndex(unrotated), 0)
-        let second = try XCTUnwrap(reader.nextFrame()).rotated(clockwise: 270)
+        let second = try XCTUnwrap(reader.nextFrame()).oriented(exif: 8)
         XCTAssertEqual(ClipFactory.drawnIndex(second), 1)
     }
 
@@ -339,7 +339,7 @@ final class VideoReaderTests: XCTestCase {
                                                 "-g", "5", "-y", whole.path])
         XCTAssertEqual(made.status, 0, made.output)
         let data = try Data(contentsOf: whole)
-        XCTAssertNil(DeclaredLength.flvShortfall(try FileHandle(forReadingFrom: whole)))
+        XCTAssertNil(DeclaredLength.flvShortfall(try XCTUnwrap(DeclaredLength.FileBytes(FileHandle(forReadingFrom: whole)))))
         let read = readToEnd(whole)
         XCTAssertNil(read.error, "the whole file reads whole, with no complaint")
         XCTAssertEqual(read.frames, 40)

@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Keypoints", "VideoIO"]),
         .testTarget(name: "AnalysisTests", dependencies: ["TestSupport", "Analysis", "Datasets", "Keypoints", "HandLandmarks"]),
         .testTarget(name: "DatasetsTests", dependencies: ["TestSupport", "Datasets", "KeypointFormats", "HandLandmarks", "VideoIO"]),
-        .testTarget(name: "ExtractionTests", dependencies: ["Analysis", "TestSupport", "Extraction", "Datasets", "HandLandmarks", "BodyLandmarks", "HolisticLandmarks", "Inference", "Keypoints", "VideoIO"]),
+        .testTarget(name: "ExtractionTests", dependencies: ["Analysis", "TestSupport", "Extraction", "Datasets", "HandLandmarks", "BodyLandmarks", "HolisticLandmarks", "Inference", "Keypoints", "VideoIO", "FileSystem"]),
         // The review server's HTTP contract, in process (HummingbirdTesting drives the application `handpose review` runs, with no socket).
         .testTarget(name: "ReviewTests", dependencies: [
             "TestSupport", "Review", "Annotations", "VideoIO", .product(name: "Hummingbird", package: "hummingbird"),

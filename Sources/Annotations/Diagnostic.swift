@@ -1,3 +1,4 @@
+import FileSystem
 /// One finding about an annotation source, printed as `file:line[:column]: severity: message`.
 public struct Diagnostic: Equatable, Sendable, CustomStringConvertible, Codable {
     public enum Severity: String, Sendable, Codable { case error, warning }
@@ -40,7 +41,8 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible, Codable 
     }
 
     public var description: String {
-        "\(location): \(severity.rawValue): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+        // One line a finding (and one its hint), whatever characters a file name or value brings.
+        "\(oneLine(location)): \(severity.rawValue): \(oneLine(message))" + (hint.map { "\n  hint: \(oneLine($0))" } ?? "")
     }
 
     /// Characters of a value shown in a message; the rest is elided. A value can be a whole

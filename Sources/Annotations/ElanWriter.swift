@@ -27,10 +27,10 @@ public enum ElanWriter {
 
         var x = """
         <?xml version="1.0" encoding="UTF-8"?>
-        <ANNOTATION_DOCUMENT AUTHOR="\(escape(author))" DATE="\(iso8601(date))" FORMAT="3.0" VERSION="3.0" \
+        <ANNOTATION_DOCUMENT AUTHOR="\(escape(author, attribute: true))" DATE="\(iso8601(date))" FORMAT="3.0" VERSION="3.0" \
         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="http://www.mpi.nl/tools/elan/EAFv3.0.xsd">
             <HEADER MEDIA_FILE="" TIME_UNITS="milliseconds">
-                <MEDIA_DESCRIPTOR MEDIA_URL="\(escape(fileURL(clip)))" MIME_TYPE="\(mimeType(clip))" RELATIVE_MEDIA_URL="\(escape(relative(clip, from: eaf.deletingLastPathComponent().path)))"/>
+                <MEDIA_DESCRIPTOR MEDIA_URL="\(escape(fileURL(clip), attribute: true))" MIME_TYPE="\(mimeType(clip))" RELATIVE_MEDIA_URL="\(escape(relative(clip, from: eaf.deletingLastPathComponent().path), attribute: true))"/>
                 <PROPERTY NAME="lastUsedAnnotationId">\(placed.count)</PROPERTY>
             </HEADER>
             <TIME_ORDER>
@@ -79,10 +79,15 @@ public enum ElanWriter {
         InputRange.milliseconds(seconds) ?? (seconds > 0 ? InputRange.milliseconds(InputRange.seconds.upperBound)! : 0)
     }
 
-    static func escape(_ s: String) -> String {
+    /// XML's five; in an attribute (`attribute`) also newline, tab and carriage return as character references,
+    /// which XML readers would otherwise turn into spaces (a clip named with a newline would not be found again).
+    static func escape(_ s: String, attribute: Bool = false) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
+            case "\n" where attribute: out += "&#10;"
+            case "\t" where attribute: out += "&#9;"
+            case "\r" where attribute: out += "&#13;"
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"

@@ -36,16 +36,17 @@ struct MediaLocator {
     func locate(written: [String], relativeTo folder: String) -> Outcome {
         var tried: [String] = []
         for w in written {
-            guard let path = Self.path(from: w) else { continue }
-            // `.` and `..` resolved on the text, symbolic links kept (as the root's own path keeps them;
-            // NSString's standardizingPath would resolve them and put the clip "outside" a linked root).
-            let resolved = URL(fileURLWithPath: path.hasPrefix("/") ? path : folder + "/" + path).standardizedFileURL.path
-            tried.append(resolved)
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDir), !isDir.boolValue { return under(resolved) }
+            for path in Self.paths(from: w) {
+                // `.` and `..` resolved on the text, symbolic links kept (as the root's own path keeps them;
+                // NSString's standardizingPath would resolve them and put the clip "outside" a linked root).
+                let resolved = URL(fileURLWithPath: path.hasPrefix("/") ? path : folder + "/" + path).standardizedFileURL.path
+                tried.append(resolved)
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: resolved, isDirectory: &isDir), !isDir.boolValue { return under(resolved) }
+            }
         }
         // By name, under the media root.
-        let names = Set(written.compactMap { Self.path(from: $0) }.map { ($0 as NSString).lastPathComponent }).filter { !$0.isEmpty }
+        let names = Set(written.flatMap { Self.paths(from: $0) }.map { ($0 as NSString).lastPathComponent }).filter { !$0.isEmpty }
         var matches: [String] = []
         for name in names.sorted() { matches += byName()[name] ?? [] }
         matches = Array(Set(matches)).sorted()
@@ -84,11 +85,21 @@ struct MediaLocator {
 
     /// A file path from what an annotation tool wrote: `file:` URLs (`file:///a/b.mp4`, `file:/./b.mp4`)
     /// decoded, other URLs (`http:`, `s3:`) left to the search by name (nil here), plain paths as they are.
-    static func path(from written: String) -> String? {
+    /// With a backslash, the path as written first: on Linux a name may hold one (`back\slash.mp4`), and only
+    /// when no such file exists is it read as a Windows path.
+    static func paths(from written: String) -> [String] {
+        let windows = path(from: written)
+        guard written.contains("\\"), let literal = path(from: written, windowsSeparators: false), literal != windows else {
+            return windows.map { [$0] } ?? []
+        }
+        return [literal] + (windows.map { [$0] } ?? [])
+    }
+
+    static func path(from written: String, windowsSeparators: Bool = true) -> String? {
         var w = written.trimmingCharacters(in: .whitespaces)
         guard !w.isEmpty else { return nil }
         // A Windows path (C:\Users\me\clip.mp4) from the annotator's machine: only its name can match here.
-        if w.contains("\\") { w = w.replacingOccurrences(of: "\\", with: "/") }
+        if windowsSeparators && w.contains("\\") { w = w.replacingOccurrences(of: "\\", with: "/") }
         if w.lowercased().hasPrefix("file:") {
             var rest = String(w.dropFirst(5))
             if rest.hasPrefix("//") { rest = String(rest.dropFirst(2)); if !rest.hasPrefix("/") { rest = "/" + rest.drop { $0 != "/" }.dropFirst() } }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import VideoIO
 
@@ -31,9 +32,9 @@ public struct Validator {
         var url: URL { URL(fileURLWithPath: file, isDirectory: false) }
     }
 
-    /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open.
+    /// Adds the disk and dataset checks to the set's log; returns the facts of the clips it could open, by path.
     @discardableResult
-    public func check(_ set: inout AnnotationSet) -> [URL: ClipFacts] {
+    public func check(_ set: inout AnnotationSet) -> [PathKey: ClipFacts] {
         var (clips, clipOf) = Self.groupByClip(set.segments)
         var facts = [ClipFacts?](repeating: nil, count: clips.count)
         for (k, clip) in clips.enumerated() {
@@ -44,13 +45,13 @@ public struct Validator {
             segmentChecks(s, f, log: &set.log)
         }
         for p in set.poses { check(p, log: &set.log) }
-        var byURL: [URL: ClipFacts] = [:]
-        for (k, clip) in clips.enumerated() { if let f = facts[k] { byURL[clip.url] = f } }
+        var byPath: [PathKey: ClipFacts] = [:]
+        for (k, clip) in clips.enumerated() { if let f = facts[k] { byPath[PathKey(clip.file)] = f } }
         // Not needed any more: with a clip per row, they are as large as what the dataset checks need.
         clips = []
         facts = []
         datasetChecks(&set, clipOf: clipOf)
-        return byURL
+        return byPath
     }
 
     /// The clips the segments name, in the order they are first named, and each segment's clip.
@@ -59,17 +60,18 @@ public struct Validator {
     static func groupByClip(_ segments: [Segment]) -> (clips: [Clip], clipOf: [Int32]) {
         // Sorted by the path's hash first: integers compare faster than paths, and the paths of one
         // clip, equal, stay side by side in row order.
-        let hashes = segments.map { $0.videoFile.hashValue }
+        // Paths compare by their bytes (`PathKey`): two clips whose names differ only in Unicode normalisation are two clips.
+        let hashes = segments.map { PathKey($0.videoFile).hashValue }
         var order = Array(segments.indices)
         order.sort { a, b in
             if hashes[a] != hashes[b] { return hashes[a] < hashes[b] }
-            let x = segments[a].videoFile, y = segments[b].videoFile
+            let x = PathKey(segments[a].videoFile), y = PathKey(segments[b].videoFile)
             return x == y ? a < b : x < y
         }
         var clips: [Clip] = []
         var clipOf = [Int32](repeating: 0, count: segments.count)
         for (k, i) in order.enumerated() {
-            if k > 0 && segments[order[k - 1]].videoFile == segments[i].videoFile {
+            if k > 0 && PathKey(segments[order[k - 1]].videoFile) == PathKey(segments[i].videoFile) {
                 clips[clips.count - 1].segments += 1
             } else {
                 clips.append(Clip(file: segments[i].videoFile, firstSegment: i, segments: 1))
@@ -153,7 +155,7 @@ public struct Validator {
             let length = (s.end ?? f.duration) - (s.start ?? 0)
             if length * fps < Double(window) {
                 log.add(.warning, .shortSegment, file: s.source, line: s.line, at +
-                        String(format: "segment is %.2fs, %.0f frames at %g fps: shorter than the %d-frame window", length, (length * fps).rounded(.towardZero), fps, window),
+                        String(format: "segment is %.2fs, %.0f frames at %g fps: shorter than the %ld-frame window", length, (length * fps).rounded(.towardZero), fps, window),
                         hint: "it will be padded with zeros (or dropped with --short drop)")
             }
         }

@@ -12,12 +12,12 @@ public enum ExampleBuilder {
     public static func actions(_ segments: [Segment], classes: [String], settings: ExportSettings,
                                keypoints: (Segment) throws -> KeypointFile) throws -> [Example] {
         var out: [Example] = []
-        var timelines: [String: Windowing.Timeline] = [:]
+        var timelines: [PathKey: Windowing.Timeline] = [:]
         for s in segments {
             let timeline: Windowing.Timeline
-            if let known = timelines[s.videoPath] { timeline = known } else {
+            if let known = timelines[PathKey(s.videoPath)] { timeline = known } else {
                 timeline = Windowing.Timeline(try keypoints(s))
-                timelines[s.videoPath] = timeline
+                timelines[PathKey(s.videoPath)] = timeline
             }
             let start = s.start ?? 0, end = s.end ?? timeline.clipEnd
             let track = Windowing.resample(timeline, start: start, end: end, fps: settings.fps, hand: settings.hand, body: settings.body)

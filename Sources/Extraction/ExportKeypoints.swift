@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import Keypoints
 import KeypointStore
@@ -17,6 +18,15 @@ public struct ExportKeypoints {
         public var relative: String
         public var still: Bool
         public init(url: URL, relative: String, still: Bool) { self.url = url; self.relative = relative; self.still = still }
+        // By the bytes of the paths (`PathKey`): two files whose names differ only in Unicode normalisation are two inputs.
+        public static func == (a: Input, b: Input) -> Bool {
+            PathKey(a.url.path) == PathKey(b.url.path) && PathKey(a.relative) == PathKey(b.relative) && a.still == b.still
+        }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(PathKey(url.path))
+            hasher.combine(PathKey(relative))
+            hasher.combine(still)
+        }
     }
 
     /// An input whose keypoints cannot be used, and why.
@@ -39,7 +49,7 @@ public struct ExportKeypoints {
     }
 
     /// Accepted keypoint files by relative path.
-    public var files: [String: KeypointFile] = [:]
+    public var files: [PathKey: KeypointFile] = [:]
     /// Inputs refused, in input order.
     public var refused: [Refusal] = []
     /// Relative paths of files accepted though made otherwise than asked (`allowMixed`).
@@ -50,6 +60,9 @@ public struct ExportKeypoints {
     public var extracted: [String] = []
     /// SIGINT or SIGTERM stopped the extraction.
     public var interrupted = false
+    /// Why keypoints could not be written into the keypoints folder (a full disk, a read-only folder), one per
+    /// input it stopped: the folder's fault, not the inputs'.
+    public var unwritable: [String] = []
     /// Why the missing keypoints could not be extracted at all (no worker process could start); nil
     /// when extraction ran.
     public var couldNotExtract: String?
@@ -99,10 +112,12 @@ public struct ExportKeypoints {
         if let pipeline, !toExtract.isEmpty {
             extracting(toExtract.count)
             let failures = FailureLog()
+            let unwritable = Lines()
             let finished: Bool
             do {
                 finished = try pipeline.run(toExtract.map { InputFiles.Item(url: inputs[$0].url, relative: inputs[$0].relative) }, into: folder.root) { event in
                     if case .failed(let name, let reason) = event { failures.add(name, reason) }
+                    if case .unwritable(_, let reason) = event { unwritable.add(reason) }
                     events(event)
                 }
             } catch {
@@ -110,10 +125,11 @@ public struct ExportKeypoints {
                 return out
             }
             out.interrupted = !finished
+            out.unwritable = unwritable.all
             let failed = failures.reasons
             for k in toExtract {
                 let input = inputs[k]
-                if let reason = failed[input.relative] {
+                if let reason = failed[PathKey(input.relative)] {
                     out.refused.append(Refusal(input: input, state: .failed, reason: reason))
                     continue
                 }
@@ -129,7 +145,7 @@ public struct ExportKeypoints {
             }
         }
         if let reference { out.models = reference } else {
-            for input in inputs { if let m = out.files[input.relative]?.models { out.models.merge(m) { a, _ in a } } }
+            for input in inputs { if let m = out.files[PathKey(input.relative)]?.models { out.models.merge(m) { a, _ in a } } }
         }
         return out
     }
@@ -139,7 +155,7 @@ public struct ExportKeypoints {
             refused.append(Refusal(input: input, state: .unreadable, reason: "its keypoint file was not read"))
             return
         }
-        files[input.relative] = file
+        files[PathKey(input.relative)] = file
         if verdict.state != .done { mixed.append(input.relative) }
     }
 
@@ -173,8 +189,14 @@ public struct ExportKeypoints {
 }
 
 /// Failures reported by a pipeline's events, gathered from its threads.
+final class Lines: Sendable {
+    private let items = Mutex<[String]>([])
+    var all: [String] { items.withLock { $0 } }
+    func add(_ line: String) { items.withLock { $0.append(line) } }
+}
+
 final class FailureLog: Sendable {
-    private let items = Mutex<[String: String]>([:])
-    var reasons: [String: String] { items.withLock { $0 } }
-    func add(_ name: String, _ reason: String) { items.withLock { if $0[name] == nil { $0[name] = reason } } }
+    private let items = Mutex<[PathKey: String]>([:])
+    var reasons: [PathKey: String] { items.withLock { $0 } }
+    func add(_ name: String, _ reason: String) { items.withLock { if $0[PathKey(name)] == nil { $0[PathKey(name)] = reason } } }
 }

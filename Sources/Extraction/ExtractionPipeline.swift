@@ -30,6 +30,10 @@ public struct ExtractionPipeline: Sendable {
         /// (0 for one kept from an earlier run, whose frames this run's totals do not count either).
         case incomplete(String, frames: Int, hands: Int, reason: String)
         case failed(String, reason: String)
+        /// Its outputs could not be written (a full disk, a read-only folder): the output's fault, not the input's,
+        /// so no failure is recorded against the input. Once the output's file system is full or read-only, no
+        /// further file is started (`OutputSpace`).
+        case unwritable(String, reason: String)
         /// Its keypoint file could not be read (`reason`) and was moved to `keptAt` before extracting again.
         case setAside(String, keptAt: String, reason: String)
     }
@@ -130,6 +134,8 @@ public struct ExtractionPipeline: Sendable {
             + (sharing.map { ["--shared-constants", $0.directory.path] } ?? [])
             + modelHashes.sorted { $0.key < $1.key }.flatMap { ["--model-hash", "\($0.key)=\($0.value)"] }
         let folder = KeypointFolder(root)
+        // Temporaries of this machine's earlier runs killed outright (SIGKILL: no handler ran) go first.
+        AtomicFile.removeStale(under: root)
         // A failure is recorded beside the outputs (for `status`) and reported.
         @Sendable func failed(_ item: InputFiles.Item, _ reason: String) {
             FailureRecord(input: item.relative, reason: reason).write(in: folder)
@@ -139,6 +145,7 @@ public struct ExtractionPipeline: Sendable {
         let stop = StopSignal()
         defer { stop.release() }
         let cannotStart = FirstError()
+        let outputGone = Flag()
         // Takes files from `next` until none is left or a stop is asked for, each in this thread's worker;
         // then its cores go to the other workers (`CoreShares`).
         @Sendable func supervise(_ slot: Int) {
@@ -147,7 +154,7 @@ public struct ExtractionPipeline: Sendable {
                 shares.leave(slot)
                 worker?.finish()
             }
-            while !stop.requested, cannotStart.error == nil, let index = next.take() {
+            while !stop.requested, cannotStart.error == nil, !outputGone.value, let index = next.take() {
                 let item = items[index]
                 let opts = settings(InputFiles.isStillImage(item.url))
                 let verdict = self.verdict(item, in: folder)
@@ -193,6 +200,9 @@ public struct ExtractionPipeline: Sendable {
                     case .incomplete:
                         FailureRecord.remove(for: item.relative, in: folder)
                         events(.incomplete(item.relative, frames: event.frames, hands: event.hands, reason: event.reason ?? ""))
+                    case .unwritable:
+                        events(.unwritable(item.relative, reason: event.reason ?? "cannot be written"))
+                        if OutputSpace.exhausted(root.path) { outputGone.set() }
                     case .failed, .frames:
                         failed(item, event.reason ?? "failed")
                     }
@@ -235,6 +245,25 @@ final class FirstError: Sendable {
     private let first = Mutex<String?>(nil)
     var error: String? { first.withLock { $0 } }
     func record(_ e: String) { first.withLock { if $0 == nil { $0 = e } } }
+}
+
+/// A flag any supervisor may raise and every one reads.
+final class Flag: Sendable {
+    private let raised = Mutex(false)
+    var value: Bool { raised.withLock { $0 } }
+    func set() { raised.withLock { $0 = true } }
+}
+
+/// Whether the file system holding the output can take no more: read-only, or less than 1 MiB free (a keypoint
+/// file of a minute of video is larger). Files that failed on a name too long or a folder without permission
+/// leave it usable, and the run goes on with the other inputs.
+enum OutputSpace {
+    static func exhausted(_ path: String) -> Bool {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { return true }
+        if s.f_flag & UInt(ST_RDONLY) != 0 { return true }
+        return UInt64(s.f_bavail) * UInt64(s.f_frsize) < 1 << 20
+    }
 }
 
 /// A shared position in the list of work.

@@ -1,4 +1,5 @@
 import BodyLandmarks
+import FileSystem
 import Foundation
 import HandLandmarks
 import HolisticLandmarks
@@ -20,7 +21,8 @@ struct ExtractionJob: Codable {
 /// A worker's messages over its standard output: `frames` while it works, then exactly one of the
 /// others per job.
 struct ExtractionEvent: Codable {
-    enum Kind: String, Codable { case frames, done, incomplete, failed }
+    /// `unwritable`: an output could not be written (a full disk, a read-only folder): not the input's fault.
+    enum Kind: String, Codable { case frames, done, incomplete, failed, unwritable }
     var kind: Kind
     var frames = 0
     var hands = 0
@@ -33,6 +35,13 @@ struct ExtractionEvent: Codable {
 /// The worker side of `ExtractionPipeline`: the process files are extracted in, so that a file which
 /// crashes the decoder or the engine costs that file only.
 public enum ExtractionWorker {
+    /// Whether `error` says an output could not be written, rather than anything about the input.
+    static func isOutputProblem(_ error: Error) -> Bool {
+        if case KeypointError.unwritable = error { return true }
+        if case ExtractionError.output = error { return true }
+        return error is AtomicFile.WriteError
+    }
+
     /// Test hook: a worker given an input whose file name equals this variable's value dies of SIGSEGV,
     /// so the supervisor's crash handling is tested on a real dying process.
     public static let crashHookVariable = "HANDPOSE_TEST_CRASH_ON"
@@ -109,7 +118,7 @@ public enum ExtractionWorker {
                 emit(ExtractionEvent(kind: outcome.incomplete == nil ? .done : .incomplete, frames: outcome.frames,
                                      hands: outcome.hands, reason: outcome.incomplete?.error, threads: ThreadShare.usage))
             } catch {
-                emit(ExtractionEvent(kind: .failed, reason: "\(error)"))
+                emit(ExtractionEvent(kind: Self.isOutputProblem(error) ? .unwritable : .failed, reason: "\(error)"))
             }
         }
     }

@@ -281,7 +281,15 @@ public enum KeypointExtraction {
                                 settings: KeypointFile.Settings(settings),
                                 models: Self.models(tracker: handTracker, body: body, holistic: holistic, settings: settings))
         file.video.decoder = info.decoder
-        file.source.bytes = RegularFile.facts(url.path)?.bytes
+        // The file read must still be the one at the path: one replaced, rewritten or grown meanwhile (a copy or a
+        // recording still being written) would leave keypoints of other bytes that later runs take as up to date.
+        let now = RegularFile.stamp(url.path)
+        if let opened = reader.opened, now != opened {
+            throw ExtractionError.input(path: url.path, reason: now == nil ? "was removed while it was read"
+                                        : now!.inode != opened.inode || now!.device != opened.device ? "was replaced by another file while it was read; run again to extract the new one"
+                                        : "changed while it was read (\(opened.bytes) bytes when opened, \(now!.bytes) now); run again once it is complete")
+        }
+        file.source.bytes = now?.bytes
         if body != nil { file.schema = KeypointFile.bodySchemaName }
         if holistic != nil { file.schema = KeypointFile.faceSchemaName }
         if let damage { file.incomplete = .init(error: damage.description, lastGoodFrame: last) }

@@ -16,8 +16,48 @@ public enum AtomicFile {
     /// that sees a worker die removes that worker's temporary file. The host name is part of it because
     /// machines sharing a file system repeat process ids (in containers every supervisor is process 1).
     /// Hidden (a leading dot), so input walks pass over it.
+    /// A name too long to take the additions (a file name holds 255 bytes) keeps its start and a digest of the
+    /// whole (`fitted`), so its temporary can still be made and is still its own.
     public static func temporaryURL(for url: URL, pid: Int32 = getpid()) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(hostTag).\(pid).partial")
+        url.deletingLastPathComponent().appendingPathComponent(fitted(".", url.lastPathComponent, ".\(hostTag).\(pid).partial"))
+    }
+
+    /// `prefix + name + suffix`, or, past 255 bytes, `name` cut at a character to make room for `~` and 16 hex
+    /// digits of its FNV-1a hash.
+    public static func fitted(_ prefix: String, _ name: String, _ suffix: String) -> String {
+        let whole = prefix + name + suffix
+        guard whole.utf8.count > 255 else { return whole }
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        let digest = String(hash, radix: 16)
+        let tag = "~" + String(repeating: "0", count: 16 - digest.count) + digest
+        let room = 255 - prefix.utf8.count - suffix.utf8.count - tag.utf8.count
+        var kept = "", used = 0
+        for c in name {
+            let n = c.utf8.count
+            if used + n > room { break }
+            kept.append(c); used += n
+        }
+        return prefix + kept + tag + suffix
+    }
+
+    /// Removes the temporaries under `root` that processes of this machine left and that no longer run (a
+    /// supervisor killed with SIGKILL, a job past its time limit): a run's start calls it, so they do not pile up.
+    /// Another machine's, and those of a process still running, are left. Returns the paths removed.
+    @discardableResult
+    public static func removeStale(under root: URL) -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        var removed: [String] = []
+        let marker = "." + hostTag + "."
+        while let relative = walk.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            guard name.hasPrefix("."), name.hasSuffix(".partial"), let tag = name.range(of: marker, options: .backwards) else { continue }
+            let pidText = name[tag.upperBound...].dropLast(".partial".count)
+            guard let pid = Int32(pidText), pid > 0, kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let path = root.appendingPathComponent(relative).path
+            if unlink(path) == 0 { removed.append(path) }
+        }
+        return removed
     }
 
     /// This machine's name as it may appear in a file name.

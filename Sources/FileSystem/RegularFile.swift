@@ -50,6 +50,20 @@ public enum RegularFile {
         return (UInt64(st.st_size), modified)
     }
 
+    /// Which file a path names and as it was: its device and inode, size and modification time. Two stamps differ
+    /// when the file was replaced (another inode), rewritten or grown.
+    public struct Stamp: Equatable, Sendable {
+        public var device: UInt64, inode: UInt64, bytes: UInt64, modifiedNanoseconds: Int64
+    }
+
+    /// The stamp of the regular file at `path` (links followed; `/proc/self/fd/N` gives the open file's), or nil.
+    public static func stamp(_ path: String) -> Stamp? {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), bytes: UInt64(st.st_size),
+                     modifiedNanoseconds: Int64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_mtim.tv_nsec))
+    }
+
     /// Nil when `path` (after links) is a folder; else what it is instead ("no such folder", "is a
     /// regular file, not a folder"), for the message of a command given a folder.
     public static func folderProblem(_ path: String) -> String? {

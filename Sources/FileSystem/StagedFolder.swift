@@ -43,7 +43,7 @@ public struct StagedFolder {
         guard access(parent.path, W_OK | X_OK) == 0 else {
             throw Refusal(path: parent.path, reason: String(cString: strerror(errno)))
         }
-        staging = parent.appendingPathComponent(".\(self.destination.lastPathComponent).\(getpid()).partial")
+        staging = parent.appendingPathComponent(AtomicFile.fitted(".", self.destination.lastPathComponent, ".\(getpid()).partial"))
         try? fm.removeItem(at: staging)
         do { try fm.createDirectory(at: staging, withIntermediateDirectories: false) } catch {
             throw Refusal(path: staging.path, reason: describe(error))

@@ -19,10 +19,11 @@ public final class StagedFile {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             if open {
-                guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                    throw KeypointError.unwritable(path: url.path, reason: "cannot create \(temporary.lastPathComponent) beside it")
+                let fd = Foundation.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard fd >= 0 else {
+                    throw KeypointError.unwritable(path: url.path, reason: "cannot create \(temporary.lastPathComponent) beside it: \(String(cString: strerror(errno)))")
                 }
-                handle = try FileHandle(forWritingTo: temporary)
+                handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             } else {
                 handle = nil
             }

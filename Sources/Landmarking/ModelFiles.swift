@@ -42,8 +42,37 @@ public enum ModelFiles {
                 throw InferenceError.cannotOpen(path: url.path, reason: "\(error.localizedDescription)")
             }
             hashes[url.lastPathComponent] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            try checkRole(url)
         }
         return hashes
+    }
+
+    /// What each model handpose runs takes (its input's shape) and gives (the values of each output), as the
+    /// pinned MediaPipe release's files do. A file of another model under a known name fails here, naming it,
+    /// before any input is read: otherwise every input failed with "input has N values" and the model unnamed.
+    static let roles: [String: (input: [Int], outputs: [Int])] = [
+        "palm_detection_full.tflite": ([1, 192, 192, 3], [36288, 2016]),
+        "palm_detection_lite.tflite": ([1, 192, 192, 3], [36288, 2016]),
+        "hand_landmark_full.tflite": ([1, 224, 224, 3], [63, 1, 1, 63]),
+        "hand_landmark_lite.tflite": ([1, 224, 224, 3], [63, 1, 1, 63]),
+        "hand_recrop.tflite": ([1, 256, 256, 3], [4]),
+        "pose_detection.tflite": ([1, 224, 224, 3], [27048, 2254]),
+        "pose_landmark_full.tflite": ([1, 256, 256, 3], [195, 1, 65536, 159744, 117]),
+        "face_detection_short_range.tflite": ([1, 128, 128, 3], [14336, 896]),
+        "face_landmark.tflite": ([1, 192, 192, 3], [1404, 1]),
+        "face_landmark_with_attention.tflite": ([1, 192, 192, 3], [1404, 160, 142, 142, 10, 10, 1]),
+    ]
+
+    static func checkRole(_ url: URL) throws {
+        let name = url.lastPathComponent
+        guard let role = roles[name] else { return }
+        let model = try TFLiteModel(path: url.path)
+        let input = model.inputs.first.map { model.tensors[$0].shape } ?? []
+        let outputs = model.outputs.map { model.tensors[$0].count }
+        guard model.inputs.count == 1, input == role.input, outputs == role.outputs else {
+            throw InferenceError.malformed(path: url.path, reason: "is not the model \(name) names: it takes \(input) and gives \(outputs) values, "
+                                           + "where \(name) takes \(role.input) and gives \(role.outputs) (another model's file under this name?)")
+        }
     }
 }
 

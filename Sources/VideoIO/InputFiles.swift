@@ -75,13 +75,13 @@ public enum InputFiles {
     /// (`extract poses/call poses/rock` where both hold 0001.jpg). One would silently overwrite the
     /// other; the run is refused before it starts, naming both.
     public static func refuseCollisions(_ items: [Item]) throws {
-        var owner: [String: URL] = [:]
+        var owner: [PathKey: URL] = [:]
         var clashes: [String] = []
         for item in items {
-            if let first = owner[item.relative] {
+            if let first = owner[PathKey(item.relative)] {
                 clashes.append("\(first.path) and \(item.url.path) would both be written as \(item.relative)")
             } else {
-                owner[item.relative] = item.url
+                owner[PathKey(item.relative)] = item.url
             }
         }
         guard clashes.isEmpty else {
@@ -124,7 +124,15 @@ public enum InputFiles {
             let url = folder.appendingPathComponent(name)
             let rel = relative.isEmpty ? name : relative + "/" + name
             guard let child = FileID(url.path) else {
-                found.skipped.append((url.path, "a symbolic link to something that does not exist", false))
+                // A link to nothing: often a disk or share not mounted. Where it could be a clip or (with -r) a
+                // folder of them, its inputs are lost, not passed over.
+                var st = stat()
+                let why = stat(url.path, &st) == 0 ? 0 : errno
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)).map { " (to \($0))" } ?? ""
+                let reason = why == ELOOP ? "a loop of symbolic links\(target)"
+                    : why == ENOENT ? "a symbolic link to something that does not exist\(target)"
+                    : "cannot be reached\(target): \(String(cString: strerror(why)))"
+                found.skipped.append((url.path, reason, recursive || MediaKind.isMedia(name: name)))
                 continue
             }
             if child.isFolder {

@@ -44,6 +44,9 @@ public final class VideoReader {
     public private(set) var timings = Timings()
     /// The demuxer's complaints about the file, from open to close (`DemuxerDamage`).
     private let damage = DemuxerDamage()
+    /// The file FFmpeg reads, as it was when opened: a caller compares it with the path's at the end
+    /// (`RegularFile.stamp`) to tell a file replaced or rewritten while it was read.
+    public private(set) var opened: RegularFile.Stamp?
 
     /// Where `nextFrame`'s time went: reading and decoding packets, and converting frames to RGB.
     public struct Timings: Sendable {
@@ -63,7 +66,7 @@ public final class VideoReader {
             throw VideoError.unreadable(path: path, ffmpeg: "permission denied")
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        var rc = try Self.openInput(&ctx, path, damage: damage)
+        var rc = try Self.openInput(&ctx, path, damage: damage, stamp: &opened)
         guard rc >= 0, let ctx else { throw VideoError.notAVideo(path: path, ffmpeg: ffmpegMessage(rc)) }
         format = ctx
         rc = avformat_find_stream_info(ctx, nil)
@@ -530,6 +533,13 @@ public final class VideoReader {
 
     /// With `damage`, the demuxer's errors about the file are noted there (`quietFFmpegLogs`).
     static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String, damage: DemuxerDamage? = nil) throws -> Int32 {
+        var stamp: RegularFile.Stamp?
+        return try openInput(&ctx, path, damage: damage, stamp: &stamp)
+    }
+
+    /// `stamp`: the opened file's (`RegularFile.stamp` of the pinned name).
+    static func openInput(_ ctx: inout UnsafeMutablePointer<AVFormatContext>?, _ path: String, damage: DemuxerDamage?,
+                          stamp: inout RegularFile.Stamp?) throws -> Int32 {
         var options: OpaquePointer? = nil
         av_dict_set(&options, "protocol_whitelist", "file", 0)
         av_dict_set(&options, "format_whitelist", allowedDemuxers, 0)
@@ -537,6 +547,7 @@ public final class VideoReader {
         defer { av_dict_free(&options) }
         do {
             return try RegularFile.pinned(path) { name in
+                stamp = RegularFile.stamp(name)
                 var io: OpaquePointer? = nil
                 av_dict_set(&io, "protocol_whitelist", "file", 0)
                 defer { av_dict_free(&io) }

@@ -70,7 +70,7 @@ public final class VideoWriter {
         self.frameRate = frameRate
         let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension.lowercased()
         temporaryPath = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).partial.\(ext)").path
+            .appendingPathComponent(AtomicFile.fitted(".", url.lastPathComponent, ".\(getpid()).partial.\(ext)")).path
         guard width > 0, height > 0 else { throw VideoError.invalidFrame(path: path, reason: "frame size must be positive") }
         try Self.check(url.pathExtension.isEmpty ? url.appendingPathExtension("mp4") : url)
         timing = Self.containers[ext]!

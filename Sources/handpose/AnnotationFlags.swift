@@ -25,7 +25,7 @@ struct AnnotationFlags: ParsableArguments {
     var frameRate: Double?
 
     func validate() throws {
-        if let frameRate, !(frameRate > 0) { throw ValidationError("--frame-rate must be positive") }
+        try checkFrameRate(frameRate, flag: "--frame-rate")
         do { _ = try AnnotationOptions.labelMap(labelMap) } catch { throw ValidationError("\(error)") }
         if let labelConfig, !FileManager.default.fileExists(atPath: labelConfig) { throw ValidationError("--label-config \(labelConfig): no such file") }
     }

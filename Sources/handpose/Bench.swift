@@ -16,6 +16,14 @@ struct Bench: ParsableCommand {
         do { return try body() } catch { throw RuntimeFailure(measurement: error) }
     }
 
+    /// Engine threads a bench may ask for (no machine has more cores), and runs, rounds or passes.
+    static let threadRange = 1...1024
+    static let runRange = 1...1_000_000
+
+    static func check(_ value: Int, _ flag: String, _ range: ClosedRange<Int>) throws {
+        guard range.contains(value) else { throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound)") }
+    }
+
     /// The CPU above a table of figures, and the AVX-512 tiling where those kernels run.
     static func printCPU() {
         print("CPU: \(CPUDescription.host.summary)")
@@ -68,8 +76,9 @@ struct BenchModels: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard runs > 0, rounds > 0 else { throw ValidationError("--runs and --rounds must be positive") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        try Bench.check(runs, "--runs", Bench.runRange)
+        try Bench.check(rounds, "--rounds", Bench.runRange)
+        if let threads { try Bench.check(threads, "--threads", Bench.threadRange) }
     }
 
     func run() throws {
@@ -134,6 +143,8 @@ struct BenchDecode: ParsableCommand {
 
     @Argument(help: "Clips to decode.") var clips: [String]
     @Option(help: "Passes over each clip.") var passes = 3
+
+    func validate() throws { try Bench.check(passes, "--passes", Bench.runRange) }
 
     func run() throws {
         var table = [["clip", "size", "frames", "frames/s"]]

@@ -56,7 +56,8 @@ struct BenchExtract: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard jobs >= 1, rounds >= 1 else { throw ValidationError("--jobs and --rounds must be positive") }
+        try Bench.check(jobs, "--jobs", Bench.threadRange)
+        try Bench.check(rounds, "--rounds", Bench.runRange)
     }
 
     func run() throws {

@@ -18,6 +18,9 @@ struct BenchProfile: ParsableCommand {
 
     func validate() throws {
         if unfused && againstUnfused { throw ValidationError("--unfused and --against-unfused exclude each other") }
+        try Bench.check(threads, "--threads", Bench.threadRange)
+        try Bench.check(runs, "--runs", Bench.runRange)
+        try Bench.check(top, "--top", 1...100_000)
     }
 
     func run() throws {

@@ -107,9 +107,9 @@ struct Compare: ParsableCommand {
             let unlisted = (inA.problems + inB.problems).map { "\n  " + $0 }.joined()
             throw RuntimeFailure("no keypoint files of \(a) have a counterpart in \(b)" + unlisted, code: ToolExit.dataErrors)
         }
-        let paired = Set(pairs.map(\.0))
+        let paired = Set(pairs.map { PathKey($0.0) })
         // B's own file names (a .truth.hands.json or a .hands.json), of the inputs no pair is of.
-        let onlyB = inB.files.filter { $0.hasSuffix(".hands.json") && !paired.contains(stem($0)) }
+        let onlyB = inB.files.filter { $0.hasSuffix(".hands.json") && !paired.contains(PathKey(stem($0))) }
         return (pairs, onlyA, onlyB, inA.problems + inB.problems)
     }
 }

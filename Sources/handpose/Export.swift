@@ -126,7 +126,7 @@ struct ExportRun {
     /// Keypoints of every input, by relative path (see `ExportKeypoints.gather`). Every input whose
     /// keypoints cannot be used is reported together; with --skip-bad they are left out and listed in
     /// dataset.json, otherwise nothing is written and the exit code is 1.
-    mutating func keypoints(for inputs: [ExportKeypoints.Input]) throws -> [String: KeypointFile] {
+    mutating func keypoints(for inputs: [ExportKeypoints.Input]) throws -> [PathKey: KeypointFile] {
         let root = URL(fileURLWithPath: options.keypoints).standardizedFileURL
         let output = URL(fileURLWithPath: options.output).standardizedFileURL
         if (root.path + "/").hasPrefix(output.path + "/") {
@@ -151,6 +151,10 @@ struct ExportRun {
                                               }
                                           })
         if gathered.interrupted { throw ExitCode(ToolExit.interrupted) }
+        if !gathered.unwritable.isEmpty {
+            for reason in gathered.unwritable { Console.error(reason) }
+            throw RuntimeFailure("keypoints cannot be written into \(root.path); nothing exported")
+        }
         if let reason = gathered.couldNotExtract { throw RuntimeFailure(reason) }
         let problems = gathered.refused
         guard problems.isEmpty else {
@@ -210,6 +214,8 @@ struct ExportRun {
         } catch let e as ExportError {
             throw Self.failure(e)
         } catch let e as DatasetError {
+            // The output's fault (a full disk) is not the data's.
+            if case .unwritable = e { throw RuntimeFailure(e.description) }
             throw RuntimeFailure(e.description, code: ToolExit.dataErrors)
         } catch let e as KeypointError {
             throw RuntimeFailure(e.description)
@@ -293,11 +299,11 @@ struct ExportActions: ParsableCommand {
         try checkSize(set.segments.compactMap { s in s.end.map { (start: s.start ?? 0, end: $0) } })
         let inputs = Set(set.segments.map { ExportKeypoints.Input(url: $0.video, relative: $0.videoPath, still: false) })
         let files = try run.keypoints(for: inputs.sorted { $0.relative < $1.relative })
-        let kept = set.segments.filter { files[$0.videoPath] != nil }
-        try checkSize(kept.map { s in (start: s.start ?? 0, end: s.end ?? Windowing.clipEnd(files[s.videoPath]!)) })
-        let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[$0.videoPath]! }
+        let kept = set.segments.filter { files[PathKey($0.videoPath)] != nil }
+        try checkSize(kept.map { s in (start: s.start ?? 0, end: s.end ?? Windowing.clipEnd(files[PathKey(s.videoPath)]!)) })
+        let examples = try ExampleBuilder.actions(kept, classes: classes, settings: settings) { files[PathKey($0.videoPath)]! }
         let longest = kept.map { s -> Double in
-            let last = files[s.videoPath]!.frames.last?.t ?? 0
+            let last = files[PathKey(s.videoPath)]!.frames.last?.t ?? 0
             return ((s.end ?? last) - (s.start ?? 0)) * fps
         }.max() ?? 0
         try run.write(examples, classes: classes, frames: window, kind: "actions",
@@ -336,8 +342,8 @@ struct ExportPoses: ParsableCommand {
         let base = URL(fileURLWithPath: root).standardizedFileURL.path + "/"
         func relative(_ p: PoseSample) -> String { String(p.image.standardizedFileURL.path.dropFirst(base.count)) }
         let files = try run.keypoints(for: set.poses.map { ExportKeypoints.Input(url: $0.image, relative: relative($0), still: true) })
-        let kept = set.poses.filter { files[relative($0)] != nil }
-        let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings, name: relative) { files[relative($0)]! }
+        let kept = set.poses.filter { files[PathKey(relative($0))] != nil }
+        let (examples, missing) = try ExampleBuilder.poses(kept, classes: set.classes, settings: settings, name: relative) { files[PathKey(relative($0))]! }
         try run.write(examples, classes: set.classes, frames: nil, kind: "poses",
                       emptyHint: "none of the \(kept.count) images has a hand the --hand choice accepts")
         if !missing.isEmpty {

@@ -119,6 +119,8 @@ struct Extract: ParsableCommand {
         }
         report.finish(seconds: Date().timeIntervalSince(start), output: output, interrupted: !finished)
         if !finished { throw ExitCode(ToolExit.interrupted) }
+        // The output's fault, whatever --failed-inputs-ok says: the inputs are not to blame and a rerun resumes.
+        if report.unwritableCount > 0 { throw ExitCode(ToolExit.couldNotRun) }
         if report.failures > 0 && !failedInputsOk { throw ExitCode(ToolExit.someInputsFailed) }
     }
 }

@@ -1,4 +1,5 @@
 import Extraction
+import FileSystem
 import Foundation
 
 /// Progress on a terminal (one redrawn line), plain log lines otherwise, and the closing summary,
@@ -12,6 +13,8 @@ final class ExtractProgress: @unchecked Sendable {
     private let lock = NSLock()
     /// Files whose keypoints are missing or incomplete, and folders that could not be read.
     private(set) var failures = 0
+    /// Files whose outputs could not be written (the output's fault: the run exits 3).
+    private(set) var unwritableCount = 0
     private var doneCount = 0, skippedCount = 0, incompleteCount = 0, failedCount = 0, frames = 0, hands = 0
     private var problems: [(kind: String, name: String, reason: String)] = []
     private let started = Date()
@@ -19,9 +22,10 @@ final class ExtractProgress: @unchecked Sendable {
 
     init(total: Int, quiet: Bool) { self.total = total; self.quiet = quiet }
 
+    /// One line, whatever a file name or a reason holds (`oneLine`).
     private func emit(_ line: String) {
         if tty && !quiet { Console.write("\r") }
-        Console.line(line)
+        Console.line(oneLine(line))
     }
 
     private func draw(force: Bool = false) {
@@ -46,6 +50,12 @@ final class ExtractProgress: @unchecked Sendable {
         case .skipped(let name): skipped(name)
         case .incomplete(let name, let f, let h, let reason): incomplete(name, frames: f, hands: h, reason: reason)
         case .failed(let name, let reason): failed(name, reason)
+        case .unwritable(let name, let reason):
+            locked {
+                unwritableCount += 1
+                problems.append(("not written", name, reason))
+                emit("error: \(reason)")
+            }
         case .setAside(let name, let kept, let reason):
             locked { emit("warning: \(name): its keypoint file cannot be read (\(reason)); kept as \(kept) and extracted again") }
         }
@@ -98,11 +108,13 @@ final class ExtractProgress: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         draw(force: true)
         if tty && !quiet { Console.line("") }
-        let notStarted = total - doneCount - skippedCount - incompleteCount - failedCount
-        print(String(format: "%d files: %d done, %d skipped, %d incomplete, %d failed%@; %d frames, %d hands, %.1f frames/s; keypoints in %@",
-                     total, doneCount, skippedCount, incompleteCount, failedCount,
-                     interrupted ? ", \(notStarted) not done (interrupted; run again to resume)" : "",
+        let notStarted = total - doneCount - skippedCount - incompleteCount - failedCount - unwritableCount
+        let unwritten = unwritableCount > 0 ? ", \(unwritableCount) not written (the output cannot be written)" : ""
+        let stopped = interrupted ? ", \(notStarted) not done (interrupted; run again to resume)"
+            : unwritableCount > 0 && notStarted > 0 ? ", \(notStarted) not started (the output's disk is full or read-only; run again to resume)" : ""
+        print(String(format: "%d files: %d done, %d skipped, %d incomplete, %d failed%@%@; %d frames, %d hands, %.1f frames/s; keypoints in %@",
+                     total, doneCount, skippedCount, incompleteCount, failedCount, unwritten, stopped,
                      frames, hands, Double(frames) / max(seconds, 1e-3), output))
-        for p in problems { print("  \(p.kind) \(p.name): \(p.reason)") }
+        for p in problems { print("  \(p.kind) \(oneLine(p.name)): \(oneLine(p.reason))") }
     }
 }

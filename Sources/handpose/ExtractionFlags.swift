@@ -97,7 +97,8 @@ struct ExtractionFlags: ParsableArguments {
     var models: String?
 
     func validate() throws {
-        guard maxHands >= 1 else { throw ValidationError("--max-hands must be at least 1") }
+        // Every hand tracked is a landmark run a frame: past a crowd's hands the run never ends (10^6 ran 0.3 frames/s).
+        guard (1...200).contains(maxHands) else { throw ValidationError("--max-hands takes 1 to 200 hands a frame, not \(maxHands)") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         // The pose detector sees a frame at 224x224: a hundred people is past what it can tell apart, and a
         // .pose file holds a slot for each person in every frame.

@@ -62,14 +62,21 @@ struct Status: ParsableCommand {
         let status = ExtractionStatus.check(found.items, root: root,
                                             asked: { KeypointRequest(settings: KeypointFile.Settings(flags.settings(forStill: $0)), models: models, formats: formats) },
                                             shards: try shards ?? Shard.recordedCount(in: root), previous: ExtractionStatus.loadIndex(indexURL))
-        do { try status.writeIndex(to: indexURL) } catch { notes.append("\(error)") }
-        if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes) } else {
-            printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes)
+        // The report is printed either way; an index that cannot be written (a full disk, a read-only mount) is
+        // exit 3, since whatever index.jsonl is there no longer says what is on disk.
+        var indexWritten = true
+        do { try status.writeIndex(to: indexURL) } catch {
+            indexWritten = false
+            notes.append("\(error); any index.jsonl there is out of date")
         }
+        if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes, indexWritten: indexWritten) } else {
+            printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes, indexWritten: indexWritten)
+        }
+        if !indexWritten { throw ExitCode(ToolExit.couldNotRun) }
         if !status.complete || found.skipped.contains(where: \.lost) { throw ExitCode(ToolExit.someInputsFailed) }
     }
 
-    func printText(_ status: ExtractionStatus, skipped: [String], notes: [String]) {
+    func printText(_ status: ExtractionStatus, skipped: [String], notes: [String], indexWritten: Bool) {
         let states = ExtractionStatus.State.allCases
         func line(_ name: String, _ shard: Int?) -> String {
             let total = status.entries.filter { shard == nil || $0.shard == shard }.count
@@ -96,15 +103,15 @@ struct Status: ParsableCommand {
         }
         for s in skipped { print("  passed over: \(s)") }
         for n in notes { print("note: \(n)") }
-        print("index: \(URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path)")
+        print(indexWritten ? "index: \(URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path)" : "index: not written")
         if status.complete { print("complete") }
     }
 
-    func printJSON(_ status: ExtractionStatus, skipped: [String], notes: [String]) throws {
+    func printJSON(_ status: ExtractionStatus, skipped: [String], notes: [String], indexWritten: Bool) throws {
         struct Counts: Encodable { var shard: Int?; var inputs: Int; var counts: [String: Int] }
         struct Out: Encodable {
             var complete: Bool; var overall: Counts; var shards: [Counts]?
-            var open: [ExtractionStatus.Entry]; var skipped: [String]; var notes: [String]; var index: String
+            var open: [ExtractionStatus.Entry]; var skipped: [String]; var notes: [String]; var index: String?
         }
         func counts(_ shard: Int?) -> Counts {
             let states = ExtractionStatus.State.allCases
@@ -113,7 +120,7 @@ struct Status: ParsableCommand {
         }
         let out = Out(complete: status.complete, overall: counts(nil), shards: status.shards.map { n in (0..<n).map { counts($0) } },
                       open: status.entries.filter { $0.state != .done }, skipped: skipped, notes: notes,
-                      index: URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path)
+                      index: indexWritten ? URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(out), as: UTF8.self))

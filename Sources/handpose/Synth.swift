@@ -38,6 +38,8 @@ struct Synth: ParsableCommand {
         }
         // Frame counts are worked out from these: bounded, so none is too large to count.
         guard fps <= 1000, seconds <= 3600 else { throw ValidationError("--fps must be at most 1000 and --seconds at most 3600 (an hour per action)") }
+        // A clip rounded to no frame would be written without a video stream, and annotated as if it had one.
+        guard (seconds * fps).rounded() >= 1 else { throw ValidationError("--seconds \(seconds) at --fps \(fps) is less than one frame") }
         var s = SynthSettings()
         s.perClass = perClass; s.seconds = seconds; s.fps = Rational(rate: fps); s.width = dims[0]; s.height = dims[1]
         s.seed = seed; s.montages = montages; s.posesPerClass = posesPerClass

@@ -1,5 +1,6 @@
 import Annotations
 import ArgumentParser
+import FileSystem
 import Foundation
 
 /// `handpose validate`: check annotations against the clips on disk before a long run.
@@ -49,8 +50,11 @@ struct Validate: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let window, window < 1 { throw ValidationError("--window must be at least 1") }
-        guard fps > 0 else { throw ValidationError("--fps must be positive") }
+        // A window is counted in frames of a clip: past the frames any clip holds it is no window.
+        if let window, !(1...Int(InputRange.frames.upperBound)).contains(window) {
+            throw ValidationError("--window must be from 1 to \(Int(InputRange.frames.upperBound)) frames")
+        }
+        try checkFrameRate(fps, flag: "--fps")
         guard maxDiagnostics >= 0 else { throw ValidationError("--max-diagnostics must be 0 (all) or more") }
     }
 
@@ -64,8 +68,7 @@ struct Validate: ParsableCommand {
         var validator = Validator(window: window, fps: fps)
         validator.openImages = true
         validator.deep = deep
-        var facts: [String: Validator.ClipFacts] = [:]
-        for (url, f) in validator.check(&set) { facts[url.path] = f }
+        let facts = validator.check(&set)
         let diagnostics = set.diagnostics.sorted { ($0.file, $0.line ?? 0) < ($1.file, $1.line ?? 0) }
         let omitted = set.log.omitted
 

@@ -1,4 +1,5 @@
 @testable import Extraction
+import FileSystem
 import Foundation
 import HandLandmarks
 import Keypoints
@@ -42,6 +43,46 @@ final class KeypointExtractionTests: XCTestCase {
         _ = try KeypointExtraction.run(clip, sourcePath: "montage_0.mp4", tracker: tracker, tool: .handpose,
                                        decodeThreads: 1, progress: { _ in }, decoderEnded: { all = $0 }) { _ in }
         XCTAssertEqual(all, total)
+    }
+
+    /// A clip replaced (a copy moved over it) or grown (a recording still being written) while it is read is an
+    /// error of that clip naming what happened, and leaves no keypoint file: one made of other bytes would be taken
+    /// as up to date by every later run.
+    func testAClipReplacedOrGrownWhileReadIsAnError() throws {
+        let models = Self.root.appendingPathComponent("Models")
+        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
+            print("SKIP: models absent in \(models.path); run `make setup`")
+            throw Prerequisite.missing("models absent")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tracker = try HandTracker(models: try HandModels(directory: models, complexity: .full), options: HandTrackerOptions(), threads: 1)
+        let clip = dir.appendingPathComponent("x.mp4"), out = dir.appendingPathComponent("x.mp4.hands.json")
+        for (change, expected) in [("replace", "replaced by another file"), ("grow", "changed while it was read")] {
+            try? FileManager.default.removeItem(at: clip)
+            try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Samples/actions/wave_0.mp4"), to: clip)
+            XCTAssertThrowsError(try KeypointExtraction.extract(clip, sourcePath: "x.mp4", tracker: tracker, tool: .handpose, to: out, progress: { n in
+                guard n == 1 else { return }
+                if change == "replace" {
+                    let other = dir.appendingPathComponent("other.mp4")
+                    try? FileManager.default.copyItem(at: Self.root.appendingPathComponent("Samples/actions/grab_0.mp4"), to: other)
+                    _ = rename(other.path, clip.path)
+                } else {
+                    let h = FileHandle(forWritingAtPath: clip.path)!
+                    h.seekToEndOfFile(); h.write(Data(count: 4096)); h.closeFile()
+                }
+            })) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(change): \(error)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), change)
+        }
+        // Untouched, the same clip is extracted.
+        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Samples/actions/wave_0.mp4"), to: dir.appendingPathComponent("y.mp4"))
+        _ = try KeypointExtraction.extract(dir.appendingPathComponent("y.mp4"), sourcePath: "y.mp4", tracker: tracker, tool: .handpose,
+                                           to: dir.appendingPathComponent("y.mp4.hands.json"))
+        XCTAssertEqual(try KeypointFile.load(dir.appendingPathComponent("y.mp4.hands.json")).source.bytes,
+                       RegularFile.stamp(dir.appendingPathComponent("y.mp4").path)?.bytes)
     }
 
     func testCancelReleasesABlockedProducer() {

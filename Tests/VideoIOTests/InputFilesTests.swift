@@ -39,4 +39,29 @@ final class InputFilesTests: XCTestCase {
         XCTAssertEqual(try InputFiles.collect([dir.path], recursive: true).items.map(\.relative).filter { $0.hasSuffix("0001.jpg") },
                        ["call/0001.jpg", "rock/0001.jpg"])
     }
+
+    /// A link to nothing (a disk not mounted) that could be a clip, or with -r a folder of them, is an input
+    /// lost, named with its target; a file a walk would not take anyway is only passed over.
+    func testLinksToNothingAreLostInputsNamingTheirTarget() throws {
+        let rock = dir.appendingPathComponent("rock")
+        try FileManager.default.createSymbolicLink(atPath: rock.appendingPathComponent("gone.mp4").path, withDestinationPath: "/nonexistent/gone.mp4")
+        try FileManager.default.createSymbolicLink(atPath: rock.appendingPathComponent("session2").path, withDestinationPath: "/mnt/unmounted/session2")
+        try FileManager.default.createSymbolicLink(atPath: rock.appendingPathComponent("notes2.txt").path, withDestinationPath: "/nonexistent/notes2.txt")
+        let deep = try InputFiles.collect([rock.path], recursive: true)
+        let lost = deep.skipped.filter(\.lost).map { URL(fileURLWithPath: $0.path).lastPathComponent }
+        XCTAssertEqual(Set(lost), ["gone.mp4", "session2", "notes2.txt"], "\(deep.skipped)")
+        XCTAssertTrue(deep.skipped.contains { $0.reason.contains("/mnt/unmounted/session2") }, "\(deep.skipped)")
+        let shallow = try InputFiles.collect([rock.path], recursive: false)
+        XCTAssertEqual(shallow.skipped.filter(\.lost).map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["gone.mp4"], "\(shallow.skipped)")
+    }
+
+    /// `café.mp4` in NFC and in NFD are two files on Linux with two outputs, not a collision.
+    func testNamesDifferingOnlyInNormalisationAreTwoInputs() throws {
+        let folder = dir.appendingPathComponent("cafe")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["caf\u{E9}.mp4", "cafe\u{301}.mp4"] { try Data([1]).write(to: folder.appendingPathComponent(name)) }
+        let found = try InputFiles.collect([folder.path], recursive: false)
+        XCTAssertEqual(found.items.count, 2)
+        XCTAssertEqual(Set(found.items.map { Array($0.relative.utf8) }).count, 2)
+    }
 }

@@ -233,4 +233,41 @@ final class HostileCommandTests: XCTestCase {
         XCTAssertEqual(compare.0, 1, compare.1)
         XCTAssertTrue(compare.1.contains("sub\\xFF"), compare.1)
     }
+
+    /// The eighth audit's flags (2026-11-29): each out of its range is a usage error (64) naming it, never a trap,
+    /// an allocation failure, empty clips or segments collapsed to 0 s.
+    func testTheEighthAuditsFlagsAreUsageErrors() throws {
+        try "video,label,start,end\ngrab_0.mp4,grab,0,1\n".write(toFile: path("in/c.csv"), atomically: true, encoding: .utf8)
+        let model = ToolRunner.root.appendingPathComponent("Models/hand_landmark_lite.tflite").path
+        let cases: [([String], String)] = [
+            (["annotations", "convert", path("in/c.csv"), "-o", path("c.json"), "--to", "label-studio", "--frame-rate", "inf"], "--frame-rate must be from"),
+            (["validate", path("in/c.csv"), "--frame-rate", "1e7"], "--frame-rate must be from"),
+            (["validate", path("in/c.csv"), "--fps", "inf"], "--fps must be from"),
+            (["validate", path("in/c.csv"), "--window", "4294967297000000"], "--window must be from"),
+            (["synth", "-o", path("syn0"), "--seconds", "0.03", "--per-class", "1"], "less than one frame"),
+            (["bench", "profile", model, "--threads", "9223372036854775807"], "--threads must be from"),
+            (["bench", "profile", model, "--top=-1"], "--top must be from"),
+            (["bench", "profile", model, "--against-unfused", "--runs", "0"], "--runs must be from"),
+            (["bench", "models", "--threads", "1000000"], "--threads must be from"),
+            (["bench", "decode", path("in/grab_0.mp4"), "--passes", "0"], "--passes must be from"),
+        ]
+        for (arguments, expected) in cases {
+            let (code, text) = try handpose(arguments)
+            XCTAssertEqual(code, 64, "\(arguments): \(text)")
+            XCTAssertTrue(text.contains(expected), "\(arguments): \(text)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("syn0")), "no clip without frames is written")
+
+        // Another model's file under a known name: the run cannot start (3), naming the file, and blames no input.
+        let models = try ToolRunner.models()
+        try FileManager.default.createDirectory(atPath: path("models"), withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: models) where name.hasSuffix(".tflite") {
+            let source = name == "palm_detection_full.tflite" ? "pose_detection.tflite" : name
+            try FileManager.default.copyItem(atPath: models + "/" + source, toPath: path("models/" + name))
+        }
+        let (code, text) = try handpose(["extract", path("in"), "-o", path("out-swapped"), "--models", path("models")])
+        XCTAssertEqual(code, 3, text)
+        XCTAssertTrue(text.contains("palm_detection_full.tflite") && text.contains("another model's file"), text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out-swapped/grab_0.mp4.failed.json")), text)
+    }
 }

@@ -43,14 +43,21 @@ def binary() -> str:
 
 
 def _flag(name: str, value: object) -> List[str]:
+    """One flag as one argument, ``--name=value``, so that no value (a path starting with ``-``, a negative
+    number) is read as a flag of its own. ``True`` is the bare flag, ``False`` and ``None`` leave it out; any
+    other value must be a number, a string, a path or a list of those."""
     flag = "--" + name.replace("_", "-")
     if value is True:
         return [flag]
     if value is False or value is None:
         return []
+    def text(v: object) -> str:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str, os.PathLike)):
+            raise TypeError(f"{name}={value!r}: a flag takes True or False, an option a number, a string or a path")
+        return os.fspath(v) if isinstance(v, os.PathLike) else str(v)
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [flag, ",".join(str(v) for v in value)]
-    return [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+        return [flag + "=" + ",".join(text(v) for v in value)]
+    return [flag + "=" + text(value)]
 
 
 def run(arguments: Sequence[str], progress: Optional[Callable[[str], None]] = None) -> str:
@@ -88,7 +95,8 @@ def extract(inputs: Union[PathLike, Iterable[PathLike]], output: PathLike, *,
     raises :class:`InputsFailed` (exit 1, with each failed input named), :class:`CannotRun` (exit 3:
     models not found, an output that cannot be written), :class:`UsageError` (exit 64) and so on."""
     paths = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
-    arguments = ["extract", *(os.fspath(p) for p in paths), "-o", os.fspath(output)]
+    arguments = ["extract", "--output=" + os.fspath(output)]
     for name, value in options.items():
         arguments += _flag("recursive" if name == "r" else name, value)
-    return run(arguments, progress)
+    # After `--` every argument is an input, even one named like a flag (`-o`, `--help`).
+    return run(arguments + ["--", *(os.fspath(p) for p in paths)], progress)

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._errors import FormatError
+from ._files import open_regular
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Export:
 
 def _json(path: Path) -> Any:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return json.load(f)
     except FileNotFoundError:
         raise FormatError(str(path), "missing: an export folder has it") from None
@@ -62,7 +63,8 @@ def _json(path: Path) -> Any:
 
 def _npy(path: Path, dtype: str) -> np.ndarray:
     try:
-        a = np.load(path, allow_pickle=False)
+        with open_regular(path) as f:
+            a = np.load(f, allow_pickle=False)
     except FileNotFoundError:
         raise FormatError(str(path), "missing") from None
     except (ValueError, OSError, EOFError) as e:
@@ -75,7 +77,7 @@ def _npy(path: Path, dtype: str) -> np.ndarray:
 def _records(path: Path) -> List[Dict[str, Any]]:
     out = []
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             for number, line in enumerate(f, 1):
                 try:
                     record = json.loads(line)
@@ -92,7 +94,7 @@ def _records(path: Path) -> List[Dict[str, Any]]:
 def _csv_arrays(path: Path, shape: List[int], settings: Dict[str, Any], kind: str):
     """keypoints.csv: label, X flattened, B flattened, hand masks, body masks (one row an example)."""
     try:
-        with open(path, newline="") as f:
+        with open_regular(path, text=True) as f:
             rows = list(csv.reader(f))
     except FileNotFoundError:
         raise FormatError(str(path), "missing") from None
@@ -121,7 +123,7 @@ def _csv_arrays(path: Path, shape: List[int], settings: Dict[str, Any], kind: st
 
 def _keypoint_csv(path: Path):
     try:
-        with open(path, newline="") as f:
+        with open_regular(path, text=True) as f:
             rows = [row for row in csv.reader(f) if row]
     except FileNotFoundError:
         raise FormatError(str(path), "missing") from None
@@ -152,6 +154,10 @@ def load_export(folder: "str | os.PathLike[str]") -> Export:
         raise FormatError(str(root / "dataset.json"), "classes must be a list of names")
     counts, shapes, settings = manifest.get("counts") or {}, manifest.get("shapes") or {}, manifest.get("settings") or {}
     names = [s["name"] for s in settings.get("split") or [] if isinstance(s, dict) and "name" in s] or ["all"]
+    for name in names:
+        # A part is a folder of this export: a plain name, never a path that leads out of it.
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\0" in name:
+            raise FormatError(str(root / "dataset.json"), f"split part name {json.dumps(name)} is not a plain folder name")
     parts: Dict[str, Part] = {}
     for name in names:
         where = root if names == ["all"] else root / name

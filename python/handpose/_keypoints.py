@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._errors import FormatError
+from ._files import open_regular
 
 ORIGINS = ("", "backward", "interpolated", "fallback")
 
@@ -68,6 +69,17 @@ class Keypoints:
         return "incomplete" in self.header
 
 
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object whose keys are all different: Python would keep a repeated key's last value, the binary
+    its first, and the same file would read two ways."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {json.dumps(key)[:40]} is given twice in one object")
+        out[key] = value
+    return out
+
+
 def _array(value: Any, shape: tuple, path: str, where: str, what: str) -> np.ndarray:
     try:
         a = np.asarray(value, dtype=np.float64)
@@ -77,6 +89,9 @@ def _array(value: Any, shape: tuple, path: str, where: str, what: str) -> np.nda
         raise FormatError(path, f"{what} has shape {list(a.shape)}, not {list(shape)}", where)
     if not np.isfinite(a).all():
         raise FormatError(path, f"{what} holds a value that is not a finite number", where)
+    # As the binary reads them (InputRange): a coordinate past ±10 frames (or metres) is no coordinate but damage.
+    if a.size and np.abs(a).max() > 10:
+        raise FormatError(path, f"{what} holds a value outside -10..10, which no landmark has", where)
     return a
 
 
@@ -105,12 +120,16 @@ def load(path: "str | os.PathLike[str]") -> Keypoints:
     another schema, landmarks that are not 21 finite points, scores outside 0..1, frames out of order."""
     path = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            document = json.load(f)
+        with open_regular(path) as f:
+            document = json.load(f, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise FormatError(path, f"not JSON: {e.msg}", f"line {e.lineno}, column {e.colno}") from None
     except UnicodeDecodeError:
         raise FormatError(path, "not JSON: not UTF-8 text") from None
+    except ValueError as e:   # a key given twice (`_unique_keys`)
+        raise FormatError(path, f"not a keypoint file: {e}") from None
+    except RecursionError:
+        raise FormatError(path, "not a keypoint file: nested too deep") from None
     if not isinstance(document, dict):
         raise FormatError(path, "not a keypoint file: the top level is not an object")
     schema = document.get("schema", "")
@@ -120,8 +139,19 @@ def load(path: "str | os.PathLike[str]") -> Keypoints:
     if not isinstance(video, dict) or not isinstance(frames, list):
         raise FormatError(path, "a keypoint file needs `video` (an object) and `frames` (a list)")
     for key in ("width", "height"):
-        if not isinstance(video.get(key), int) or not 0 < video[key] < 2**31:
-            raise FormatError(path, f"video.{key} must be a positive whole number")
+        if type(video.get(key)) is not int or not 0 < video[key] <= 1_048_576:
+            raise FormatError(path, f"video.{key} must be a whole number of pixels, 1 to 1048576")
+    # The binary's rules (KeypointFile.check): a file cut short or edited is an error, never fewer frames.
+    if type(video.get("frames")) is not int or video["frames"] != len(frames):
+        raise FormatError(path, f"video.frames says {json.dumps(video.get('frames'))[:20]} frames but the file holds {len(frames)}: "
+                                "it was cut short or edited")
+    if not frames:
+        raise FormatError(path, "it holds no frames, so it covers none of its input's: extract it again")
+    damage = document.get("incomplete")
+    if damage is not None:
+        last = frames[-1].get("i") if isinstance(frames[-1], dict) else None
+        if not isinstance(damage, dict) or damage.get("lastGoodFrame") != last or type(last) is not int:
+            raise FormatError(path, f"incomplete.lastGoodFrame does not name its last frame ({json.dumps(last)[:20]}): it was edited")
     fps = video.get("fps")
     if fps is not None and (not isinstance(fps, (int, float)) or not math.isfinite(fps) or fps <= 0):
         raise FormatError(path, "video.fps must be a positive number")

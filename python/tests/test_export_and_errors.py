@@ -133,3 +133,55 @@ def test_action_windows(exports):
     assert torch.equal(flipped[0][0], torch.from_numpy(data.export["val"].X[0]).flip(-1))
     with pytest.raises(KeyError, match="no part 'test'"):
         ActionWindows(exports / "actions-npy", "test")
+
+
+def test_paths_named_like_flags_are_inputs_and_options_are_typed(tmp_path, binary, samples):
+    """A folder named `--help`, `-o` or `--shard=1/2` is an input like any other, never a flag; a value that
+    starts with `-` reaches its flag; a non-bool for a flag or an object for an option is a TypeError."""
+    for name in ("--help", "-o", "--shard=1/2", "--failed-inputs-ok"):
+        folder = tmp_path / name
+        folder.mkdir(parents=True)
+        shutil.copy(samples / "actions/grab_0.mp4", folder / "clip.mp4")
+        out = tmp_path / ("out" + name.replace("/", "_"))
+        handpose.extract(str(folder), out, progress=lambda _: None)
+        assert (out / "clip.mp4.hands.json").is_file(), name
+    with pytest.raises(handpose.UsageError) as e:
+        handpose.extract(tmp_path / "-o", tmp_path / "neg", max_hands=-1, progress=lambda _: None)
+    assert "max-hands" in e.value.message and "Missing value" not in e.value.message
+    with pytest.raises(handpose.UsageError):
+        handpose.extract(tmp_path / "-o", tmp_path / "flag", recursive=1, progress=lambda _: None)
+    with pytest.raises(TypeError):
+        handpose.extract(tmp_path / "-o", tmp_path / "obj", max_hands=object(), progress=lambda _: None)
+
+
+def test_special_files_and_part_names_leading_out_are_refused(exports, tmp_path):
+    """A FIFO in an export folder (or given as a keypoint file) is refused by name, not waited on; a split part
+    named with a path (`../x`, `/tmp/x`) is refused, not read from outside the folder."""
+    import signal
+
+    def timed_out(*_):
+        raise AssertionError("a loader waited on a FIFO")
+    signal.signal(signal.SIGALRM, timed_out)
+    signal.alarm(60)
+    try:
+        bad = tmp_path / "bad"
+        shutil.copytree(exports / "actions-npy", bad)
+        for name in ("train/y.npy", "train/manifest.jsonl", "dataset.json"):
+            original = (bad / name).read_bytes()
+            (bad / name).unlink()
+            os.mkfifo(bad / name)
+            with pytest.raises(handpose.FormatError, match=name.replace(".", r"\.") + r": is a FIFO"):
+                handpose.load_export(bad)
+            (bad / name).unlink()
+            (bad / name).write_bytes(original)
+        os.mkfifo(tmp_path / "k.hands.json")
+        with pytest.raises(handpose.FormatError, match=r"is a FIFO"):
+            handpose.load(tmp_path / "k.hands.json")
+    finally:
+        signal.alarm(0)
+    manifest = json.loads((bad / "dataset.json").read_text())
+    for name in ("../outside", "/tmp/outside"):
+        manifest["settings"]["split"][0]["name"] = name
+        (bad / "dataset.json").write_text(json.dumps(manifest))
+        with pytest.raises(handpose.FormatError, match=r"not a plain folder name"):
+            handpose.load_export(bad)

@@ -123,6 +123,33 @@ def test_malformed_files_raise_a_typed_error_naming_file_and_place(tmp_path, ext
         handpose.load(path)
 
 
+def test_files_the_binary_refuses_are_refused_here_too(tmp_path, extracted):
+    """Cut short (fewer frames than video.frames says), emptied, an edited lastGoodFrame, a key given twice, a
+    coordinate of 1e30, a width that is a bool: each an error as the binary's, never a shorter or other result."""
+    good = json.loads((extracted / "grab_0.mp4.hands.json").read_text())
+    n = next(i for i, f in enumerate(good["frames"]) if f["hands"])
+    def edited(change):
+        doc = json.loads(json.dumps(good))
+        change(doc)
+        return broken(tmp_path, doc)
+    with pytest.raises(handpose.FormatError, match="cut short or edited"):
+        handpose.load(edited(lambda d: d.update(frames=d["frames"][:5])))
+    with pytest.raises(handpose.FormatError, match="cut short or edited"):
+        handpose.load(edited(lambda d: d.update(frames=[])))
+    with pytest.raises(handpose.FormatError, match="lastGoodFrame"):
+        handpose.load(edited(lambda d: d.update(incomplete={"error": "x", "lastGoodFrame": 0})))
+    with pytest.raises(handpose.FormatError, match="outside -10..10"):
+        handpose.load(edited(lambda d: d["frames"][n]["hands"][0]["landmarks"][0].__setitem__(0, 1e30)))
+    with pytest.raises(handpose.FormatError, match="video.width"):
+        handpose.load(edited(lambda d: d["video"].__setitem__("width", True)))
+    text = (extracted / "grab_0.mp4.hands.json").read_text().rstrip()
+    assert text.endswith("}")
+    twice = tmp_path / "twice.hands.json"
+    twice.write_text(text[:-1] + ', "frames": []}')
+    with pytest.raises(handpose.FormatError, match="given twice"):
+        handpose.load(twice)
+
+
 def test_a_later_version_with_fields_this_one_does_not_know_loads(tmp_path, extracted):
     doc = json.loads((extracted / "grab_0.mp4.hands.json").read_text())
     doc["schema"] = "handpose/keypoints@9"

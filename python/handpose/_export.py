@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._errors import FormatError
-from ._files import open_regular
+from ._files import memory_bytes, open_regular
 
 
 @dataclass
@@ -117,6 +118,11 @@ def _csv_arrays(path: Path, shape: List[int], settings: Dict[str, Any], kind: st
         raise FormatError(str(path), f"a value is not a number: {e}") from None
     cuts = np.cumsum(widths)[:-1]
     label, x, b, m, bm = np.split(values, cuts, axis=1)
+    _whole(path, label, "a label", 0, 2**31 - 1)
+    _whole(path, m, "a hand mask", 0, 2)
+    _whole(path, bm, "a body mask", 0, 1)
+    if not (np.isfinite(x).all() and np.isfinite(b).all()):
+        raise FormatError(str(path), "a coordinate is not a finite number")
     return (x.astype(np.float32).reshape(x_shape), label[:, 0].astype(np.int64), m.astype(np.uint8).reshape(mask_shape),
             b.astype(np.float32).reshape(b_shape) if has_body else None, bm.astype(np.uint8) if has_body else None)
 
@@ -134,7 +140,20 @@ def _keypoint_csv(path: Path):
         values = np.array(rows, np.float64).reshape(len(rows), 43)
     except ValueError as e:
         raise FormatError(str(path), f"a value is not a number: {e}") from None
+    _whole(path, values[:, :1], "a class index", 0, 2**31 - 1)
+    if not np.isfinite(values[:, 1:]).all():
+        raise FormatError(str(path), "a coordinate is not a finite number")
     return values[:, 1:].astype(np.float32).reshape(-1, 21, 2), values[:, 0].astype(np.int64)
+
+
+def _whole(path: Path, values: np.ndarray, what: str, low: int, high: int) -> None:
+    """Labels and masks are whole numbers in their range, as the binary writes them: 6.9 is not a label, nor
+    257 a mask (which uint8 would make 1)."""
+    bad = ~(np.isfinite(values) & (values == np.round(values)) & (values >= low) & (values <= high))
+    if bad.any():
+        row = int(np.argwhere(bad)[0][0])
+        raise FormatError(str(path), f"{what} is {values[bad][0]:g}, not a whole number from {low} to {high}", f"row {row + 1} of the data")
+
 
 
 def load_export(folder: "str | os.PathLike[str]") -> Export:
@@ -172,6 +191,14 @@ def load_export(folder: "str | os.PathLike[str]") -> Export:
             if (where / "B.npy").is_file():
                 B, body_mask = _npy(where / "B.npy", "<f4"), _npy(where / "body_mask.npy", "|u1")
         elif (where / "data.npz").is_file():
+            try:
+                with zipfile.ZipFile(where / "data.npz") as archive:
+                    declared = sum(i.file_size for i in archive.infolist())
+            except (zipfile.BadZipFile, OSError) as e:
+                raise FormatError(str(where / "data.npz"), f"not a NumPy archive: {e}") from None
+            # A few MB of deflated zeros can declare gigabytes: refused before anything is unpacked.
+            if memory_bytes() and declared > memory_bytes() // 2:
+                raise FormatError(str(where / "data.npz"), f"its members declare {declared} bytes, more than half this machine's memory")
             try:
                 with np.load(where / "data.npz", allow_pickle=False) as z:
                     members = {k: z[k] for k in z.files}

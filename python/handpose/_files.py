@@ -25,3 +25,11 @@ def open_regular(path: "str | os.PathLike[str]", text: bool = False) -> io.IOBas
         os.close(fd)
         raise
     return f
+
+
+def memory_bytes() -> int:
+    """This machine's memory in bytes (0 where it cannot be told): what the loaders refuse to outgrow."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0

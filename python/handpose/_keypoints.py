@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._errors import FormatError
-from ._files import open_regular
+from ._files import memory_bytes, open_regular
 
 ORIGINS = ("", "backward", "interpolated", "fallback")
 
@@ -177,6 +177,11 @@ def load(path: "str | os.PathLike[str]") -> Keypoints:
         has_faces = has_faces or "faces" in frame
 
     H = max((len(h) for h in hands), default=0)
+    # Arrays are dense (every frame as many slots as the fullest frame has hands): a file of one crowded frame
+    # among thousands would take more memory than the machine has. Refused by name before allocating.
+    dense = T * H * (21 * 3 * 4 * 2 + 4 * 5 + 3)
+    if memory_bytes() and dense > memory_bytes() // 2:
+        raise FormatError(path, f"{T} frames of up to {H} hands take {dense} bytes as dense arrays, more than half this machine's memory")
     landmarks = np.full((T, H, 21, 3), np.nan, np.float32)
     world = np.full((T, H, 21, 3), np.nan, np.float32)
     presence = np.full((T, H), np.nan, np.float32)

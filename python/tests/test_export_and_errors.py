@@ -185,3 +185,31 @@ def test_special_files_and_part_names_leading_out_are_refused(exports, tmp_path)
         (bad / "dataset.json").write_text(json.dumps(manifest))
         with pytest.raises(handpose.FormatError, match=r"not a plain folder name"):
             handpose.load_export(bad)
+
+
+def test_csv_values_and_archive_sizes_are_checked_not_converted(exports, tmp_path, monkeypatch):
+    """A label of 6.9 or a mask of 257 in keypoints.csv is an error naming the file, not 6 and 1; an .npz whose
+    members declare more than half the machine's memory, or a keypoint file whose dense arrays would, is refused
+    before anything is unpacked (the machine's memory made small here, so a real export trips it)."""
+    import csv as csvmodule
+    bad = tmp_path / "csv"
+    shutil.copytree(exports / "actions-csv", bad)
+    rows = list(csvmodule.reader((bad / "train/keypoints.csv").read_text().splitlines()))
+    header = rows[0]
+    mask_column = next(n for n, name in enumerate(header) if name.startswith("mask_"))
+    for column, value, what in ((0, "6.9", "a label"), (mask_column, "257", "a hand mask")):
+        edited = [list(r) for r in rows]
+        edited[1][column] = value
+        with open(bad / "train/keypoints.csv", "w", newline="") as f:
+            csvmodule.writer(f).writerows(edited)
+        with pytest.raises(handpose.FormatError, match=what + r" is .*not a whole number"):
+            handpose.load_export(bad)
+    import handpose._files as files
+    monkeypatch.setattr(files, "memory_bytes", lambda: 1000)
+    import handpose._export as export_module, handpose._keypoints as keypoints_module
+    monkeypatch.setattr(export_module, "memory_bytes", lambda: 1000)
+    monkeypatch.setattr(keypoints_module, "memory_bytes", lambda: 1000)
+    with pytest.raises(handpose.FormatError, match=r"data.npz: its members declare \d+ bytes"):
+        handpose.load_export(exports / "actions-npz")
+    with pytest.raises(handpose.FormatError, match=r"as dense arrays, more than half"):
+        handpose.load(next((exports / "keypoints/actions").glob("*.hands.json")))

@@ -171,7 +171,12 @@ def load_export(folder: "str | os.PathLike[str]") -> Export:
     classes = manifest.get("classes")
     if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
         raise FormatError(str(root / "dataset.json"), "classes must be a list of names")
-    counts, shapes, settings = manifest.get("counts") or {}, manifest.get("shapes") or {}, manifest.get("settings") or {}
+    counts, shapes, settings = manifest.get("counts", {}), manifest.get("shapes", {}), manifest.get("settings", {})
+    for key, value in (("counts", counts), ("shapes", shapes), ("settings", settings)):
+        if not isinstance(value, dict):
+            raise FormatError(str(root / "dataset.json"), f"{key} must be an object, not {type(value).__name__}")
+    if not isinstance(settings.get("split") or [], list):
+        raise FormatError(str(root / "dataset.json"), "settings.split must be a list of parts")
     names = [s["name"] for s in settings.get("split") or [] if isinstance(s, dict) and "name" in s] or ["all"]
     for name in names:
         # A part is a folder of this export: a plain name, never a path that leads out of it.
@@ -226,11 +231,11 @@ def load_export(folder: "str | os.PathLike[str]") -> Export:
 
 
 def _check(where: Path, name: str, X, y, mask, B, body_mask, records, classes, counts, shape, kind, settings) -> None:
-    N = len(y)
     def fail(message: str, file: str = "") -> None:
         raise FormatError(str(where / file) if file else str(where), message)
     if y.ndim != 1:
         fail(f"y has shape {list(y.shape)}, not (N,)", "y.npy")
+    N = len(y)
     if X.shape[0] != N:
         fail(f"X has {X.shape[0]} examples and y {N}")
     if mask is not None and tuple(mask.shape) != tuple(X.shape[:-2]):

@@ -213,3 +213,26 @@ def test_csv_values_and_archive_sizes_are_checked_not_converted(exports, tmp_pat
         handpose.load_export(exports / "actions-npz")
     with pytest.raises(handpose.FormatError, match=r"as dense arrays, more than half"):
         handpose.load(next((exports / "keypoints/actions").glob("*.hands.json")))
+
+
+def test_a_manifest_of_the_wrong_types_is_a_format_error(exports, tmp_path):
+    """settings or counts that are not objects, a split that is not a list, a 0-d y.npy: FormatError naming the
+    file, not Python's AttributeError or TypeError."""
+    bad = tmp_path / "types"
+    shutil.copytree(exports / "actions-npy", bad)
+    good = (bad / "dataset.json").read_text()
+    for key, value, match in (("settings", [], "settings must be an object"), ("counts", [1], "counts must be an object")):
+        doc = json.loads(good)
+        doc[key] = value
+        (bad / "dataset.json").write_text(json.dumps(doc))
+        with pytest.raises(handpose.FormatError, match=match):
+            handpose.load_export(bad)
+    doc = json.loads(good)
+    doc["settings"]["split"] = "train"
+    (bad / "dataset.json").write_text(json.dumps(doc))
+    with pytest.raises(handpose.FormatError, match="settings.split must be a list"):
+        handpose.load_export(bad)
+    (bad / "dataset.json").write_text(good)
+    np.save(bad / "train/y.npy", np.array(3, np.int64))
+    with pytest.raises(handpose.FormatError, match=r"y.npy: y has shape \[\], not"):
+        handpose.load_export(bad)

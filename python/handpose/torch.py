@@ -4,8 +4,11 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Optional, Tuple
 
-import torch
-from torch.utils.data import Dataset
+try:
+    import torch
+    from torch.utils.data import Dataset
+except ImportError as e:   # said with the way to get it, not only "No module named 'torch'"
+    raise ImportError(f"handpose.torch needs PyTorch ({e}): pip install 'handpose[torch]'") from e
 
 from ._export import Export, load_export
 

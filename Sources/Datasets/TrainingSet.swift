@@ -37,8 +37,12 @@ public struct SplitPart: Codable, Sendable, Equatable {
     public static func parse(_ text: String) throws -> [SplitPart] {
         let parts = try text.split(separator: ",").map { item -> SplitPart in
             let kv = item.split(separator: "=")
-            guard kv.count == 2, let f = Double(kv[1]), f >= 0, !kv[0].isEmpty else {
+            guard kv.count == 2, let f = Double(kv[1]), !kv[0].isEmpty else {
                 throw DatasetError.invalid(path: "--split", reason: "'\(item)' is not NAME=FRACTION")
+            }
+            // A part of no share (0, or 1e-320) would be an empty part blamed on too few clips.
+            guard (0.001...1).contains(f) else {
+                throw DatasetError.invalid(path: "--split", reason: "'\(item)': a part's fraction is from 0.001 to 1")
             }
             return SplitPart(name: String(kv[0]), fraction: f)
         }

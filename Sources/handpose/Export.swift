@@ -308,7 +308,7 @@ struct ExportActions: ParsableCommand {
         }.max() ?? 0
         try run.write(examples, classes: classes, frames: window, kind: "actions",
                       emptyHint: "the \(kept.count) segments give no window of \(window) frames at \(fps) fps with --short \(short.rawValue) " +
-                                 "(the longest segment has \(Int(longest.rounded())) frames); use --short pad or a smaller --window")
+                                 "(the longest segment has \(Int(longest.rounded())) frames); use " + (short == .pad ? "a smaller --window" : "--short pad or a smaller --window"))
     }
 }
 

@@ -141,6 +141,8 @@ final class ExportCommandTests: XCTestCase {
                       "--models", dir.appendingPathComponent("no-models").path]
         for (extra, needle) in [(["--window", "50", "--short", "drop"], "longest segment has 20 frames"),
                                 (["--window", "5", "--split", "train=0.8,train=0.2"], "named twice"),
+                                (["--window", "5", "--split", "train=1,val=-0"], "a part's fraction is from 0.001 to 1"),
+                                (["--window", "5", "--split", "train=1,val=1e-320"], "a part's fraction is from 0.001 to 1"),
                                 (["--window", "5", "--split", "train=0.5,val=0.5"], "split part"),
                                 // Refused from the classes alone, before any keypoints are looked at or made.
                                 (["--window", "5", "--augment", "flip", "--flip-labels", "a:bb"], "'bb' is not a class"),

@@ -47,10 +47,11 @@ public enum ElanFolder {
 
     /// One `.eaf` per clip under `folder` (or the file `folder` itself, for one clip), each written atomically.
     static func writeFiles(_ segments: [Segment], into folder: URL, single: Bool) throws {
-        var byClip: [String: [Segment]] = [:]
-        for s in segments { byClip[s.videoPath, default: []].append(s) }
+        var byClip: [PathKey: [Segment]] = [:]
+        for s in segments { byClip[PathKey(s.videoPath), default: []].append(s) }
         if single && byClip.count > 1 { throw WriteError.severalClips(path: folder.path, count: byClip.count) }
-        for (path, list) in byClip.sorted(by: { $0.key < $1.key }) {
+        for (key, list) in byClip.sorted(by: { $0.key < $1.key }) {
+            let path = key.path
             var list = list
             if list.contains(where: { $0.start == nil || $0.end == nil }) {
                 let duration: Double

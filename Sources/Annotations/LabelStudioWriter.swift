@@ -15,11 +15,11 @@ public enum LabelStudioWriter {
     /// One task per clip, its video named `/data/local-files/?d=PATH` (PATH under the annotation root,
     /// as Label Studio's local-files storage serves it), in the order the clips first appear.
     public static func tasks(_ segments: [Segment], frameRate: Double, modelVersion: String) throws -> Data {
-        var order: [String] = []
-        var byClip: [String: [Segment]] = [:]
+        var order: [PathKey] = []
+        var byClip: [PathKey: [Segment]] = [:]
         for s in segments {
-            if byClip[s.videoPath] == nil { order.append(s.videoPath) }
-            byClip[s.videoPath, default: []].append(s)
+            if byClip[PathKey(s.videoPath)] == nil { order.append(PathKey(s.videoPath)) }
+            byClip[PathKey(s.videoPath), default: []].append(s)
         }
         var tasks: [[String: Any]] = []
         for clip in order {
@@ -34,7 +34,7 @@ public enum LabelStudioWriter {
                                 "value": ["ranges": [["start": first, "end": last]], "timelinelabels": [s.label]] as [String: Any]])
             }
             // A query value: '&', '+', '=', '#' and '?' escaped too, or Label Studio splits the name there.
-            let path = clip.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? clip
+            let path = clip.path.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? clip.path
             tasks.append(["data": ["video": "/data/local-files/?d=" + path], "predictions": [["model_version": modelVersion, "result": results] as [String: Any]]])
         }
         return try JSONSerialization.data(withJSONObject: tasks, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

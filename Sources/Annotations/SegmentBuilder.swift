@@ -19,9 +19,9 @@ struct SegmentBuilder: AnnotationEntrySink {
     private var given = [0, 0]
     private var missing: [[Int]] = [[], []]
     private var csv = true
-    /// Resolved paths and labels already seen. Bounded: a file naming a million different clips
-    /// gains nothing from remembering them, and must not pay for it.
-    private var paths: [String: (text: String, file: String?)] = [:]
+    /// Resolved paths (by their bytes: `PathKey`) and labels already seen. Bounded: a file naming a million
+    /// different clips gains nothing from remembering them, and must not pay for it.
+    private var paths: [PathKey: (text: String, file: String?)] = [:]
     private var labels: [String: String] = [:]
     static let cacheLimit = 4096
 
@@ -132,10 +132,10 @@ struct SegmentBuilder: AnnotationEntrySink {
     }
 
     private mutating func resolved(_ text: String) -> (text: String, file: String?) {
-        if let known = paths[text] { return known }
+        if let known = paths[PathKey(text)] { return known }
         if paths.count >= Self.cacheLimit { paths.removeAll(keepingCapacity: true) }
         let r = (text, AnnotationSource.resolve(text, basePath: basePath))
-        paths[text] = r
+        paths[PathKey(text)] = r
         return r
     }
 

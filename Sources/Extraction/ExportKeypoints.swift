@@ -188,13 +188,14 @@ public struct ExportKeypoints {
     }
 }
 
-/// Failures reported by a pipeline's events, gathered from its threads.
+/// Lines gathered from a pipeline's events on its threads.
 final class Lines: Sendable {
     private let items = Mutex<[String]>([])
     var all: [String] { items.withLock { $0 } }
     func add(_ line: String) { items.withLock { $0.append(line) } }
 }
 
+/// Failures reported by a pipeline's events, gathered from its threads, by input path.
 final class FailureLog: Sendable {
     private let items = Mutex<[PathKey: String]>([:])
     var reasons: [PathKey: String] { items.withLock { $0 } }

@@ -30,9 +30,9 @@ public struct ExtractionPipeline: Sendable {
         /// (0 for one kept from an earlier run, whose frames this run's totals do not count either).
         case incomplete(String, frames: Int, hands: Int, reason: String)
         case failed(String, reason: String)
-        /// Its outputs could not be written (a full disk, a read-only folder): the output's fault, not the input's,
-        /// so no failure is recorded against the input. Once the output's file system is full or read-only, no
-        /// further file is started (`OutputSpace`).
+        /// Its outputs could not be written because the output's file system is full or read-only (`OutputSpace`):
+        /// the output's fault, not the input's, so no failure is recorded against the input and no further file
+        /// is started.
         case unwritable(String, reason: String)
         /// Its keypoint file could not be read (`reason`) and was moved to `keptAt` before extracting again.
         case setAside(String, keptAt: String, reason: String)
@@ -201,8 +201,15 @@ public struct ExtractionPipeline: Sendable {
                         FailureRecord.remove(for: item.relative, in: folder)
                         events(.incomplete(item.relative, frames: event.frames, hands: event.hands, reason: event.reason ?? ""))
                     case .unwritable:
-                        events(.unwritable(item.relative, reason: event.reason ?? "cannot be written"))
-                        if OutputSpace.exhausted(root.path) { outputGone.set() }
+                        // A full or read-only file system is the output's fault; a name too long or a folder in the
+                        // way of this input's output is this input's failure, recorded as any other.
+                        let reason = event.reason ?? "cannot be written"
+                        if OutputSpace.exhausted(root.path, reason: reason) {
+                            events(.unwritable(item.relative, reason: reason))
+                            outputGone.set()
+                        } else {
+                            failed(item, reason)
+                        }
                     case .failed, .frames:
                         failed(item, event.reason ?? "failed")
                     }
@@ -254,14 +261,18 @@ final class Flag: Sendable {
     func set() { raised.withLock { $0 = true } }
 }
 
-/// Whether the file system holding the output can take no more: read-only, or less than 1 MiB free (a keypoint
-/// file of a minute of video is larger). Files that failed on a name too long or a folder without permission
-/// leave it usable, and the run goes on with the other inputs.
+/// Whether the file system holding the output can take no more, after a write failed for `reason`: the
+/// system said so (no space, a quota, read-only: the worker's message carries `strerror`'s words, the same in
+/// this process), or it is read-only, out of inodes or under 1 MiB free (a keypoint file of a minute of video is
+/// larger). A name too long or a folder in the way leaves it usable: that input failed, the run goes on.
 enum OutputSpace {
-    static func exhausted(_ path: String) -> Bool {
+    static let fullOrReadOnly = [ENOSPC, EDQUOT, EROFS].map { String(cString: strerror($0)) }
+
+    static func exhausted(_ path: String, reason: String) -> Bool {
+        if fullOrReadOnly.contains(where: { reason.contains($0) }) { return true }
         var s = statvfs()
         guard statvfs(path, &s) == 0 else { return true }
-        if s.f_flag & UInt(ST_RDONLY) != 0 { return true }
+        if s.f_flag & UInt(ST_RDONLY) != 0 || (s.f_files > 0 && s.f_favail == 0) { return true }
         return UInt64(s.f_bavail) * UInt64(s.f_frsize) < 1 << 20
     }
 }

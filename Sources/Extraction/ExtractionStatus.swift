@@ -63,13 +63,13 @@ public struct ExtractionStatus {
     /// what was asked of an input (`true` for a still image). `previous` is an earlier index: a keypoint
     /// file of the same size and time is not read again.
     public static func check(_ items: [InputFiles.Item], root: URL, asked: (Bool) -> KeypointRequest,
-                             shards: Int?, previous: [String: Entry] = [:]) -> ExtractionStatus {
+                             shards: Int?, previous: [PathKey: Entry] = [:]) -> ExtractionStatus {
         let assignment = shards.map { Shard.assignment(items, count: $0) }
         let folder = KeypointFolder(root)
         var status = ExtractionStatus(shards: shards)
         for (k, item) in items.enumerated() {
             let verdict = folder.verdict(for: item.url, relative: item.relative, asked: asked(InputFiles.isStillImage(item.url))) { bytes, modified in
-                guard let old = previous[item.relative]?.summary, old.bytes == bytes, old.modified == modified else { return nil }
+                guard let old = previous[PathKey(item.relative)]?.summary, old.bytes == bytes, old.modified == modified else { return nil }
                 return old
             }
             var entry = Entry(path: item.relative, state: verdict.state, shard: assignment?[k], reason: verdict.reason)
@@ -85,11 +85,11 @@ public struct ExtractionStatus {
     }
 
     /// Reads an index written by `writeIndex` (entries by path); an absent or damaged one is empty.
-    public static func loadIndex(_ url: URL) -> [String: Entry] {
+    public static func loadIndex(_ url: URL) -> [PathKey: Entry] {
         guard let text = (try? RegularFile.read(url.path)).flatMap({ String(data: $0, encoding: .utf8) }) else { return [:] }
-        var out: [String: Entry] = [:]
+        var out: [PathKey: Entry] = [:]
         for line in text.split(separator: "\n") {
-            if let e = try? JSONDecoder().decode(Entry.self, from: Data(line.utf8)) { out[e.path] = e }
+            if let e = try? JSONDecoder().decode(Entry.self, from: Data(line.utf8)) { out[PathKey(e.path)] = e }
         }
         return out
     }
@@ -105,6 +105,9 @@ public struct ExtractionStatus {
             data.append(try encoder.encode(e))
             data.append(0x0A)
         }
+        // An index that already says this is left as it is: `status` on a finished dataset on a read-only share
+        // writes nothing and fails nothing.
+        if let old = try? RegularFile.read(url.path), old == data { return }
         do { try AtomicFile.write(data, to: url) } catch let e as AtomicFile.WriteError {
             throw KeypointError.unwritable(path: e.path, reason: e.reason)
         }

@@ -41,9 +41,10 @@ public enum AtomicFile {
         return prefix + kept + tag + suffix
     }
 
-    /// Removes the temporaries under `root` that processes of this machine left and that no longer run (a
-    /// supervisor killed with SIGKILL, a job past its time limit): a run's start calls it, so they do not pile up.
-    /// Another machine's, and those of a process still running, are left. Returns the paths removed.
+    /// Removes the temporaries of `temporaryURL` under `root` that processes of this machine left and that no
+    /// longer run (a supervisor killed with SIGKILL, a job past its time limit): `extract` calls it at its start,
+    /// so they do not pile up. Those of another host name, and of a process still running, are left: host names
+    /// must differ among the machines (or containers) writing one output. Returns the paths removed.
     @discardableResult
     public static func removeStale(under root: URL) -> [String] {
         guard let walk = FileManager.default.enumerator(atPath: root.path) else { return [] }

@@ -27,7 +27,8 @@ public enum ModelFiles {
         return picked
     }
 
-    /// File name to SHA-256 (hex) of the files `names` in `directory`, read without parsing or planning them.
+    /// File name to SHA-256 (hex) of the files `names` in `directory`, each also parsed (not planned) to check
+    /// that it is the model its name says (`checkRole`).
     public static func identity(directory: URL, names: [String]) throws -> [String: String] {
         var hashes: [String: String] = [:]
         for url in try urls(directory: directory, names: names) {

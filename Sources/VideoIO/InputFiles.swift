@@ -74,14 +74,18 @@ public enum InputFiles {
     /// Outputs are named by the path relative to the input given, so two inputs can claim one output
     /// (`extract poses/call poses/rock` where both hold 0001.jpg). One would silently overwrite the
     /// other; the run is refused before it starts, naming both.
-    public static func refuseCollisions(_ items: [Item]) throws {
+    /// Names are compared byte for byte, as Linux file systems do, and, with `folding`, as the output's file
+    /// system compares them (`nameFolding`): there two names that differ only in normalisation or letter case
+    /// are one file.
+    public static func refuseCollisions(_ items: [Item], folding: NameFolding = NameFolding()) throws {
         var owner: [PathKey: URL] = [:]
         var clashes: [String] = []
         for item in items {
-            if let first = owner[PathKey(item.relative)] {
+            let key = PathKey(folding.fold(item.relative))
+            if let first = owner[key] {
                 clashes.append("\(first.path) and \(item.url.path) would both be written as \(item.relative)")
             } else {
-                owner[PathKey(item.relative)] = item.url
+                owner[key] = item.url
             }
         }
         guard clashes.isEmpty else {
@@ -89,6 +93,36 @@ public enum InputFiles {
             let more = clashes.count > 10 ? "\n  ... and \(clashes.count - 10) more" : ""
             throw Problem.collisions(count: clashes.count, listed: shown + more)
         }
+    }
+
+    /// How a file system compares names beyond their bytes.
+    public struct NameFolding: Sendable, Equatable {
+        /// `é` and `e` + combining accent name one file (an SMB share from macOS, ZFS with `normalization=formD`).
+        public var normalization = false
+        /// `a.mp4` and `A.mp4` name one file (vfat, exFAT, an SMB share from macOS or Windows).
+        public var letterCase = false
+        public init(normalization: Bool = false, letterCase: Bool = false) { self.normalization = normalization; self.letterCase = letterCase }
+
+        func fold(_ name: String) -> String {
+            var name = name
+            if normalization { name = name.precomposedStringWithCanonicalMapping }
+            if letterCase { name = name.lowercased() }
+            return name
+        }
+    }
+
+    /// How the file system holding `folder` compares names, by probing: two hidden files made and looked up
+    /// under the other spelling, then removed. Nothing folded where the folder cannot be written.
+    public static func nameFolding(in folder: URL) -> NameFolding {
+        let base = folder.appendingPathComponent(".handpose-names-\(getpid())-").path
+        func folds(_ made: String, _ looked: String) -> Bool {
+            let fd = open(base + made, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return false }
+            close(fd)
+            defer { unlink(base + made) }
+            return access(base + looked, F_OK) == 0
+        }
+        return NameFolding(normalization: folds("\u{E9}", "e\u{301}"), letterCase: folds("a", "A"))
     }
 
     private static func walk(_ folder: URL, relative: String, id: FileID, recursive: Bool,
@@ -125,14 +159,16 @@ public enum InputFiles {
             let rel = relative.isEmpty ? name : relative + "/" + name
             guard let child = FileID(url.path) else {
                 // A link to nothing: often a disk or share not mounted. Where it could be a clip or (with -r) a
-                // folder of them, its inputs are lost, not passed over.
+                // folder of them, its inputs are lost, not passed over; another file is only passed over.
                 var st = stat()
                 let why = stat(url.path, &st) == 0 ? 0 : errno
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)).map { " (to \($0))" } ?? ""
                 let reason = why == ELOOP ? "a loop of symbolic links\(target)"
                     : why == ENOENT ? "a symbolic link to something that does not exist\(target)"
                     : "cannot be reached\(target): \(String(cString: strerror(why)))"
-                found.skipped.append((url.path, reason, recursive || MediaKind.isMedia(name: name)))
+                // A folder's name rarely has an extension; a link named `notes.txt` is no lost folder of clips.
+                let couldBeFolder = recursive && (name as NSString).pathExtension.isEmpty
+                found.skipped.append((url.path, reason, couldBeFolder || MediaKind.isMedia(name: name)))
                 continue
             }
             if child.isFolder {

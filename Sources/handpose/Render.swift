@@ -152,11 +152,11 @@ struct Render: ParsableCommand {
     static func segments(of file: KeypointFile, in segments: [Segment]) throws -> [Segment] {
         let source = file.source.path
         let matching = segments.filter { s in
-            s.videoPath == source || s.video.standardizedFileURL.path.hasSuffix("/" + source)
+            PathKey(s.videoPath) == PathKey(source) || s.video.standardizedFileURL.path.utf8.reversed().starts(with: ("/" + source).utf8.reversed())
         }
-        let clips = Set(matching.map { $0.video.standardizedFileURL.path })
+        let clips = Set(matching.map { PathKey($0.video.standardizedFileURL.path) })
         if clips.count > 1 {
-            throw ValidationError("\(source): segments of \(clips.count) clips match this keypoint file (\(clips.sorted().joined(separator: ", "))); give an annotation file with one of them")
+            throw ValidationError("\(source): segments of \(clips.count) clips match this keypoint file (\(clips.sorted().map(\.path).joined(separator: ", "))); give an annotation file with one of them")
         }
         return matching
     }

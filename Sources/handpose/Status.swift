@@ -62,12 +62,13 @@ struct Status: ParsableCommand {
         let status = ExtractionStatus.check(found.items, root: root,
                                             asked: { KeypointRequest(settings: KeypointFile.Settings(flags.settings(forStill: $0)), models: models, formats: formats) },
                                             shards: try shards ?? Shard.recordedCount(in: root), previous: ExtractionStatus.loadIndex(indexURL))
-        // The report is printed either way; an index that cannot be written (a full disk, a read-only mount) is
-        // exit 3, since whatever index.jsonl is there no longer says what is on disk.
+        // The report is printed either way. An index that needs writing and cannot be (a full disk, a read-only
+        // mount) is exit 3: the index.jsonl there, if any, no longer says what is on disk. One that already says it
+        // is left alone (`writeIndex`), so a finished dataset on a read-only share is checked with exit 0.
         var indexWritten = true
         do { try status.writeIndex(to: indexURL) } catch {
             indexWritten = false
-            notes.append("\(error); any index.jsonl there is out of date")
+            notes.append("index.jsonl is out of date and cannot be rewritten: \(error)")
         }
         if json { try printJSON(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes, indexWritten: indexWritten) } else {
             printText(status, skipped: found.skipped.map { "\($0.path): \($0.reason)" }, notes: notes, indexWritten: indexWritten)
@@ -111,7 +112,7 @@ struct Status: ParsableCommand {
         struct Counts: Encodable { var shard: Int?; var inputs: Int; var counts: [String: Int] }
         struct Out: Encodable {
             var complete: Bool; var overall: Counts; var shards: [Counts]?
-            var open: [ExtractionStatus.Entry]; var skipped: [String]; var notes: [String]; var index: String?
+            var open: [ExtractionStatus.Entry]; var skipped: [String]; var notes: [String]; var index: String; var indexWritten: Bool
         }
         func counts(_ shard: Int?) -> Counts {
             let states = ExtractionStatus.State.allCases
@@ -120,7 +121,7 @@ struct Status: ParsableCommand {
         }
         let out = Out(complete: status.complete, overall: counts(nil), shards: status.shards.map { n in (0..<n).map { counts($0) } },
                       open: status.entries.filter { $0.state != .done }, skipped: skipped, notes: notes,
-                      index: indexWritten ? URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path : nil)
+                      index: URL(fileURLWithPath: output).appendingPathComponent("index.jsonl").path, indexWritten: indexWritten)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(out), as: UTF8.self))

@@ -16,11 +16,7 @@ final class KeypointExtractionTests: XCTestCase {
     struct SinkFailed: Error {}
 
     func testDecodingStopsWhenTheSinkFails() throws {
-        let models = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent in \(models.path); run `make setup`")
-            throw Prerequisite.missing("models absent")
-        }
+        let models = try handModelsFolder(root: Self.root)
         let clip = Self.root.appendingPathComponent("Samples/montage_0.mp4")
         let total = try VideoReader(url: clip).info.frameCount
         XCTAssertGreaterThanOrEqual(total, 60, "the clip must be long next to the queue's depth")
@@ -49,11 +45,7 @@ final class KeypointExtractionTests: XCTestCase {
     /// error of that clip naming what happened, and leaves no keypoint file: one made of other bytes would be taken
     /// as up to date by every later run.
     func testAClipReplacedOrGrownWhileReadIsAnError() throws {
-        let models = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent in \(models.path); run `make setup`")
-            throw Prerequisite.missing("models absent")
-        }
+        let models = try handModelsFolder(root: Self.root)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -14,11 +14,7 @@ final class SmoothingAccuracyTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
 
     func testSmoothingLowersJitterWithoutRaisingTheError() throws {
-        let models = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent in \(models.path); run `make setup`")
-            throw Prerequisite.missing("models absent")
-        }
+        let models = try handModelsFolder(root: Self.root)
         let samples = Self.root.appendingPathComponent("Samples")
         let clips = try FileManager.default.contentsOfDirectory(atPath: samples.appendingPathComponent("actions").path)
             .filter { $0.hasSuffix(".mp4") }.sorted().map { "actions/\($0)" } + ["montage_0.mp4"]

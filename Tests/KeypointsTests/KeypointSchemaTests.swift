@@ -18,11 +18,7 @@ final class KeypointSchemaTests: XCTestCase {
             print("SKIP: \(python.path) is absent; run `make setup`")
             throw Prerequisite.missing("no .venv")
         }
-        let models = Self.root.appendingPathComponent("Models")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
-            print("SKIP: models absent in \(models.path); run `make setup`")
-            throw Prerequisite.missing("models absent")
-        }
+        let models = try handModelsFolder(root: Self.root)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

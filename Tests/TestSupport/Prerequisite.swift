@@ -27,3 +27,13 @@ public enum Prerequisite {
         public var description: String { "a prerequisite is missing under CI=true (make setup installs it): \(reason)" }
     }
 }
+
+/// `root`/Models when the hand models are there (`make setup` puts them), else the prerequisite missing.
+public func handModelsFolder(root: URL) throws -> URL {
+    let models = root.appendingPathComponent("Models")
+    guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand_landmark_full.tflite").path) else {
+        print("SKIP: models absent in \(models.path); run `make setup`")
+        throw Prerequisite.missing("models absent")
+    }
+    return models
+}

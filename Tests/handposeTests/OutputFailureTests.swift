@@ -41,6 +41,16 @@ final class OutputFailureTests: XCTestCase {
         try Data(count: (1 << 20) - (16 << 10)).write(to: small.appendingPathComponent("filler"))
     }
 
+    /// Takes the small file system's last bytes.
+    func fillUp() throws {
+        let filler = small.appendingPathComponent("filler")
+        if !FileManager.default.fileExists(atPath: filler.path) { FileManager.default.createFile(atPath: filler.path, contents: nil) }
+        let rest = try FileHandle(forWritingTo: filler)
+        rest.seekToEndOfFile()
+        while (try? rest.write(contentsOf: Data(count: 1024))) != nil {}
+        try? rest.close()
+    }
+
     func testAFullDiskIsExit3BlamesNoInputAndStopsStartingFiles() throws {
         try fullDisk()
         let clips = ToolRunner.root.appendingPathComponent("Samples/actions")
@@ -56,12 +66,43 @@ final class OutputFailureTests: XCTestCase {
             XCTAssertNoThrow(try KeypointFile.load(out.appendingPathComponent(name)), name)
         }
         // With the last bytes taken, the index of `status` cannot be written: its report is printed, and exit 3.
-        let rest = try FileHandle(forWritingTo: small.appendingPathComponent("filler"))
-        rest.seekToEndOfFile()
-        while (try? rest.write(contentsOf: Data(count: 1024))) != nil {}
-        try? rest.close()
+        try fillUp()
         let (statusCode, statusText) = try ToolRunner.run(["status", out.path, "--inputs", clips.path, "--models", try ToolRunner.models()])
         XCTAssertEqual(statusCode, 3, statusText)
         XCTAssertTrue(statusText.contains("index: not written") && statusText.contains("out of date"), statusText)
+    }
+
+    /// An index that already says what is on disk is not rewritten: `status` on a full (or read-only) disk then
+    /// exits by the inputs alone.
+    func testAnUnchangedIndexIsNotRewritten() throws {
+        try fullDisk()
+        try FileManager.default.removeItem(at: small.appendingPathComponent("filler"))
+        let clips = ToolRunner.root.appendingPathComponent("Samples/actions")
+        let out = small.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let first = try ToolRunner.run(["status", out.path, "--inputs", clips.path, "--models", try ToolRunner.models()])
+        XCTAssertEqual(first.0, 1, first.1)
+        XCTAssertTrue(first.1.contains("index: " + out.path), first.1)
+        try fillUp()
+        let again = try ToolRunner.run(["status", out.path, "--inputs", clips.path, "--models", try ToolRunner.models()])
+        XCTAssertEqual(again.0, 1, again.1)
+        XCTAssertFalse(again.1.contains("not written"), again.1)
+    }
+
+    /// An output name too long for the file system is that input's failure (exit 1, named, recorded), not the
+    /// output's: the other inputs are done, and --failed-inputs-ok gives 0.
+    func testAnOutputNameTooLongIsThatInputsFailure() throws {
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let long = String(repeating: "x", count: 242) + ".mp4"
+        try FileManager.default.copyItem(at: ToolRunner.root.appendingPathComponent("Samples/actions/grab_0.mp4"), to: input.appendingPathComponent(long))
+        try FileManager.default.copyItem(at: ToolRunner.root.appendingPathComponent("Samples/actions/wave_0.mp4"), to: input.appendingPathComponent("wave_0.mp4"))
+        let out = dir.appendingPathComponent("out")
+        let (code, text) = try ToolRunner.run(["extract", input.path, "-o", out.path, "--jobs", "1", "--models", try ToolRunner.models()])
+        XCTAssertEqual(code, 1, text)
+        XCTAssertTrue(text.contains("File name too long") && text.contains("1 failed"), text)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("wave_0.mp4.hands.json").path), text)
+        let (okCode, okText) = try ToolRunner.run(["extract", input.path, "-o", out.path, "--jobs", "1", "--failed-inputs-ok", "--models", try ToolRunner.models()])
+        XCTAssertEqual(okCode, 0, okText)
     }
 }

@@ -1,6 +1,7 @@
 """The bundled ``handpose`` binary: where it is, and running it."""
 from __future__ import annotations
 
+import numbers
 import os
 import shutil
 import subprocess
@@ -52,7 +53,8 @@ def _flag(name: str, value: object) -> List[str]:
     if value is False or value is None:
         return []
     def text(v: object) -> str:
-        if isinstance(v, bool) or not isinstance(v, (int, float, str, os.PathLike)):
+        # numbers.Real takes NumPy's scalars (np.int64, np.float32) too.
+        if isinstance(v, bool) or not isinstance(v, (numbers.Real, str, os.PathLike)):
             raise TypeError(f"{name}={value!r}: a flag takes True or False, an option a number, a string or a path")
         return os.fspath(v) if isinstance(v, os.PathLike) else str(v)
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -88,9 +90,10 @@ def run(arguments: Sequence[str], progress: Optional[Callable[[str], None]] = No
 
 def extract(inputs: Union[PathLike, Iterable[PathLike]], output: PathLike, *,
             progress: Optional[Callable[[str], None]] = None, **options: object) -> str:
-    """``handpose extract INPUTS -o OUTPUT`` with ``options`` as its flags: ``recursive=True`` is ``-r``,
-    ``format=["json", "npz"]`` is ``--format json,npz``, ``max_hands=2`` is ``--max-hands 2``; a flag set
-    to False or None is left out. Every flag of ``handpose extract --help`` is taken. Streams the
+    """``handpose extract --output=OUTPUT [flags] -- INPUTS`` with ``options`` as its flags, each one argument:
+    ``recursive=True`` is ``--recursive``, ``format=["json", "npz"]`` is ``--format=json,npz``, ``max_hands=2``
+    is ``--max-hands=2``; a flag set to False or None is left out. The inputs come after ``--``, so a folder
+    named like a flag (``--help``) is an input. Every flag of ``handpose extract --help`` is taken. Streams the
     binary's progress lines to ``progress`` (default: standard error) and returns what it printed;
     raises :class:`InputsFailed` (exit 1, with each failed input named), :class:`CannotRun` (exit 3:
     models not found, an output that cannot be written), :class:`UsageError` (exit 64) and so on."""

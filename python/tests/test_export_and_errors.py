@@ -152,6 +152,8 @@ def test_paths_named_like_flags_are_inputs_and_options_are_typed(tmp_path, binar
         handpose.extract(tmp_path / "-o", tmp_path / "flag", recursive=1, progress=lambda _: None)
     with pytest.raises(TypeError):
         handpose.extract(tmp_path / "-o", tmp_path / "obj", max_hands=object(), progress=lambda _: None)
+    handpose.extract(tmp_path / "-o", tmp_path / "numpy", max_hands=np.int64(1), progress=lambda _: None)
+    assert (tmp_path / "numpy/clip.mp4.hands.json").is_file(), "a NumPy integer is a number"
 
 
 def test_special_files_and_part_names_leading_out_are_refused(exports, tmp_path):

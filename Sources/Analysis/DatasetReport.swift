@@ -89,7 +89,7 @@ public struct DatasetReport: Codable, Sendable {
         for (c, name) in classes.enumerated() {
             var row = ClassRow(name: name, clips: 0, segments: 0, seconds: manifest.kind == "actions" ? 0 : nil, examples: [:],
                                augmented: 0, handShare: nil)
-            var sources = Set<String>(), segments = Set<String>()
+            var sources = Set<PathKey>(), segments = Set<PathKey>()
             var handFrames = 0.0, frames = 0.0, haveMask = false
             for part in r.parts {
                 guard let data = loaded[part] else { continue }
@@ -98,9 +98,9 @@ public struct DatasetReport: Codable, Sendable {
                     let record = data.records[i]
                     if record.copy != nil { row.augmented += 1; continue }
                     originals += 1
-                    sources.insert(record.source)
+                    sources.insert(PathKey(record.source))
                     let key = "\(record.source)|\(record.annotation ?? "")|\(record.line ?? -1)|\(record.segment?.map { "\($0)" }.joined(separator: ",") ?? "")"
-                    if segments.insert(key).inserted, let s = record.segment, s.count == 2 { row.seconds! += max(0, s[1] - s[0]) }
+                    if segments.insert(PathKey(key)).inserted, let s = record.segment, s.count == 2 { row.seconds! += max(0, s[1] - s[0]) }
                     if let m = data.maskShare(i) { handFrames += m.hands; frames += m.frames; haveMask = true }
                 }
                 row.examples[part] = originals
@@ -112,8 +112,8 @@ public struct DatasetReport: Codable, Sendable {
             r.classes.append(row)
         }
         // Per clip, from the keypoint files.
-        var seen = Set<String>()
-        for part in r.parts { for record in loaded[part]?.records ?? [] where seen.insert(record.source).inserted {
+        var seen = Set<PathKey>()
+        for part in r.parts { for record in loaded[part]?.records ?? [] where seen.insert(PathKey(record.source)).inserted {
             if let file = keypointFile(record.source) { r.clips.append(clipRow(file, source: record.source)) } else {
                 r.clipsWithoutKeypoints.append(record.source)
             }

@@ -204,7 +204,7 @@ public struct ExtractionPipeline: Sendable {
                         // A full or read-only file system is the output's fault; a name too long or a folder in the
                         // way of this input's output is this input's failure, recorded as any other.
                         let reason = event.reason ?? "cannot be written"
-                        if OutputSpace.exhausted(root.path, reason: reason) {
+                        if OutputSpace.exhausted(root.path) {
                             events(.unwritable(item.relative, reason: reason))
                             outputGone.set()
                         } else {
@@ -261,15 +261,13 @@ final class Flag: Sendable {
     func set() { raised.withLock { $0 = true } }
 }
 
-/// Whether the file system holding the output can take no more, after a write failed for `reason`: the
-/// system said so (no space, a quota, read-only: the worker's message carries `strerror`'s words, the same in
-/// this process), or it is read-only, out of inodes or under 1 MiB free (a keypoint file of a minute of video is
-/// larger). A name too long or a folder in the way leaves it usable: that input failed, the run goes on.
+/// Whether the file system holding the output can take no more, asked of the file system itself after a write
+/// failed: read-only, out of inodes, or under 1 MiB free (a keypoint file of a minute of video is larger). Not
+/// from the failure's message, which names the file and so could be made to say "No space left on device". A
+/// name too long, a folder in the way, or one large output that does not fit where smaller ones still do leaves
+/// it usable: that input failed, and the run goes on. (A quota is not seen here: each input over it fails.)
 enum OutputSpace {
-    static let fullOrReadOnly = [ENOSPC, EDQUOT, EROFS].map { String(cString: strerror($0)) }
-
-    static func exhausted(_ path: String, reason: String) -> Bool {
-        if fullOrReadOnly.contains(where: { reason.contains($0) }) { return true }
+    static func exhausted(_ path: String) -> Bool {
         var s = statvfs()
         guard statvfs(path, &s) == 0 else { return true }
         if s.f_flag & UInt(ST_RDONLY) != 0 || (s.f_files > 0 && s.f_favail == 0) { return true }

@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import KeypointFormats
 import Keypoints
@@ -17,8 +18,13 @@ public struct KeypointFolder: Sendable {
     /// The file of `format` for the input at `relative`.
     public func url(for relative: String, format: OutputFormat) -> URL { format.url(for: relative, in: root) }
 
-    /// The failure record of the input at `relative` (see `FailureRecord`).
-    public func failureURL(for relative: String) -> URL { root.appendingPathComponent(relative + ".failed.json") }
+    /// The failure record of the input at `relative` (see `FailureRecord`): a name too long for the addition keeps
+    /// its start and a digest of the whole (`AtomicFile.fitted`), so an input whose output name is too long has its
+    /// record, which says so.
+    public func failureURL(for relative: String) -> URL {
+        let url = root.appendingPathComponent(relative)
+        return url.deletingLastPathComponent().appendingPathComponent(AtomicFile.fitted("", url.lastPathComponent, ".failed.json"))
+    }
 
     /// Moves the keypoint file of the input at `relative` aside before it is made again, so that a file
     /// which stopped reading (a hand edit gone wrong, a cut copy) is never lost to the new one: it becomes

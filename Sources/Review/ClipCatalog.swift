@@ -129,13 +129,13 @@ public actor ClipCatalog {
 
     /// Every clip and image under the root, by path, with the annotation labels and segment counts given.
     /// Clips reached through a symbolic link that leads out of the root are not served, so not listed.
-    public func list(labels: [String: [String]], segments: [String: Int]) throws -> [Clip] {
+    public func list(labels: [PathKey: [String]], segments: [PathKey: Int]) throws -> [Clip] {
         let found = try InputFiles.collect([clips.url.path], recursive: true)
         return found.items.filter { (try? clips.file($0.relative)) != nil }.map { item in
             var c = figuresOf(item.relative) ?? Clip(path: item.relative, kind: "", labels: [], segments: 0, keypoints: false)
             c.kind = MediaKind.isStillImage(item.url) ? "image" : "video"
-            c.labels = labels[item.relative] ?? []
-            c.segments = segments[item.relative] ?? 0
+            c.labels = labels[PathKey(item.relative)] ?? []
+            c.segments = segments[PathKey(item.relative)] ?? 0
             return c
         }
     }

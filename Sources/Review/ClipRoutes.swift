@@ -1,3 +1,4 @@
+import FileSystem
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,11 +22,11 @@ struct ClipRoutes: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: ReviewContext) async throws -> ClipList {
-        var labels: [String: Set<String>] = [:], counts: [String: Int] = [:]
+        var labels: [PathKey: Set<String>] = [:], counts: [PathKey: Int] = [:]
         var file: [String: String]? = nil
         if let document {
             // The list opens no clip: validate's findings come with the annotations, once a version.
-            for s in try await document.rows() { if let c = s.clip { labels[c, default: []].insert(s.label); counts[c, default: 0] += 1 } }
+            for s in try await document.rows() { if let c = s.clip.map(PathKey.init) { labels[c, default: []].insert(s.label); counts[c, default: 0] += 1 } }
             file = ["file": document.file.path, "format": document.format.rawValue]
         }
         let list = try await catalog.list(labels: labels.mapValues { $0.sorted() }, segments: counts)

@@ -114,7 +114,8 @@ public enum InputFiles {
     /// How the file system holding `folder` compares names, by probing: two hidden files made and looked up
     /// under the other spelling, then removed. Nothing folded where the folder cannot be written.
     public static func nameFolding(in folder: URL) -> NameFolding {
-        let base = folder.appendingPathComponent(".handpose-names-\(getpid())-").path
+        // A name of its own (a shard beside, or a probe a killed run left, must not make the probe fail quietly).
+        let base = folder.appendingPathComponent(".handpose-names-\(UUID().uuidString)-").path
         func folds(_ made: String, _ looked: String) -> Bool {
             let fd = open(base + made, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { return false }

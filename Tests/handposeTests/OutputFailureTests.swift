@@ -102,6 +102,10 @@ final class OutputFailureTests: XCTestCase {
         XCTAssertEqual(code, 1, text)
         XCTAssertTrue(text.contains("File name too long") && text.contains("1 failed"), text)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("wave_0.mp4.hands.json").path), text)
+        // Its failure is recorded (under a fitted name) and `status` gives the reason.
+        let (statusCode, statusText) = try ToolRunner.run(["status", out.path, "--inputs", input.path, "--models", try ToolRunner.models()])
+        XCTAssertEqual(statusCode, 1, statusText)
+        XCTAssertTrue(statusText.contains("1 failed") && statusText.contains("File name too long"), statusText)
         let (okCode, okText) = try ToolRunner.run(["extract", input.path, "-o", out.path, "--jobs", "1", "--failed-inputs-ok", "--models", try ToolRunner.models()])
         XCTAssertEqual(okCode, 0, okText)
     }

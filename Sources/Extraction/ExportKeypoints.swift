@@ -112,12 +112,12 @@ public struct ExportKeypoints {
         if let pipeline, !toExtract.isEmpty {
             extracting(toExtract.count)
             let failures = FailureLog()
-            let unwritable = Lines()
+            let unwritable = FailureLog()
             let finished: Bool
             do {
                 finished = try pipeline.run(toExtract.map { InputFiles.Item(url: inputs[$0].url, relative: inputs[$0].relative) }, into: folder.root) { event in
                     if case .failed(let name, let reason) = event { failures.add(name, reason) }
-                    if case .unwritable(_, let reason) = event { unwritable.add(reason) }
+                    if case .unwritable(let name, let reason) = event { unwritable.add(name, reason) }
                     events(event)
                 }
             } catch {
@@ -125,7 +125,7 @@ public struct ExportKeypoints {
                 return out
             }
             out.interrupted = !finished
-            out.unwritable = unwritable.all
+            out.unwritable = unwritable.reasons.sorted { $0.key < $1.key }.map(\.value)
             let failed = failures.reasons
             for k in toExtract {
                 let input = inputs[k]
@@ -188,14 +188,7 @@ public struct ExportKeypoints {
     }
 }
 
-/// Lines gathered from a pipeline's events on its threads.
-final class Lines: Sendable {
-    private let items = Mutex<[String]>([])
-    var all: [String] { items.withLock { $0 } }
-    func add(_ line: String) { items.withLock { $0.append(line) } }
-}
-
-/// Failures reported by a pipeline's events, gathered from its threads, by input path.
+/// Failures (or unwritable outputs) reported by a pipeline's events, gathered from its threads, by input path.
 final class FailureLog: Sendable {
     private let items = Mutex<[PathKey: String]>([:])
     var reasons: [PathKey: String] { items.withLock { $0 } }

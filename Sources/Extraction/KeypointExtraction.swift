@@ -285,9 +285,15 @@ public enum KeypointExtraction {
         // recording still being written) would leave keypoints of other bytes that later runs take as up to date.
         let now = RegularFile.stamp(url.path)
         if let opened = reader.opened, now != opened {
-            throw ExtractionError.input(path: url.path, reason: now == nil ? "was removed while it was read"
-                                        : now!.inode != opened.inode || now!.device != opened.device ? "was replaced by another file while it was read; run again to extract the new one"
-                                        : "changed while it was read (\(opened.bytes) bytes when opened, \(now!.bytes) now); run again once it is complete")
+            let reason: String
+            if let now, now.sameFile(as: opened) {
+                reason = "changed while it was read (\(opened.bytes) bytes when opened, \(now.bytes) now); run again once it is complete"
+            } else if now != nil {
+                reason = "was replaced by another file while it was read; run again to extract the new one"
+            } else {
+                reason = "was removed while it was read"
+            }
+            throw ExtractionError.input(path: url.path, reason: reason)
         }
         file.source.bytes = now?.bytes
         if body != nil { file.schema = KeypointFile.bodySchemaName }

@@ -44,16 +44,19 @@ public enum RegularFile {
     /// Size and modification time of the regular file `path` names, after links (a link's own size and time
     /// say nothing of the file behind it); nil when it is missing or not a regular file.
     public static func facts(_ path: String) -> (bytes: UInt64, modified: Date)? {
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-        let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
-        return (UInt64(st.st_size), modified)
+        stamp(path).map { ($0.bytes, $0.modified) }
     }
 
     /// Which file a path names and as it was: its device and inode, size and modification time. Two stamps differ
     /// when the file was replaced (another inode), rewritten or grown.
     public struct Stamp: Equatable, Sendable {
-        public var device: UInt64, inode: UInt64, bytes: UInt64, modifiedNanoseconds: Int64
+        public var device: UInt64, inode: UInt64, bytes: UInt64
+        /// The modification time as `stat` gives it: whole seconds and the nanoseconds past them.
+        public var modifiedSeconds: Int64, modifiedNanoseconds: Int64
+        public var modified: Date { Date(timeIntervalSince1970: Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9) }
+
+        /// Whether `other` is the same file (device and inode), whatever its contents now.
+        public func sameFile(as other: Stamp) -> Bool { device == other.device && inode == other.inode }
     }
 
     /// The stamp of the regular file at `path` (links followed; `/proc/self/fd/N` gives the open file's), or nil.
@@ -61,7 +64,7 @@ public enum RegularFile {
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
         return Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), bytes: UInt64(st.st_size),
-                     modifiedNanoseconds: Int64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_mtim.tv_nsec))
+                     modifiedSeconds: Int64(st.st_mtim.tv_sec), modifiedNanoseconds: Int64(st.st_mtim.tv_nsec))
     }
 
     /// Nil when `path` (after links) is a folder; else what it is instead ("no such folder", "is a

@@ -119,7 +119,9 @@ enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool {
 /// independent accumulators.
 /// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain; where 24 remain, a vector
 /// of sixteen and one of eight at once: eight accumulators, where one after the other each had four and
-/// waited on the multiply-add's latency; docs/engine-kernels.md has the runs), then eight.
+/// waited on the multiply-add's latency; docs/engine-kernels.md has the runs), then eight. With AVX2, two
+/// blocks of eight at once where sixteen remain, for the same reason (on Zen 3 the stride-1 layers ran at
+/// 37-43% of the peak with four; docs/engine-kernels.md, "Depthwise pairs on AVX2").
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
@@ -162,6 +164,11 @@ private struct RowKernel {
             }
             while ch &+ 16 <= vecC {
                 windowBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: false, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
+                ch &+= 16
+            }
+            #elseif HANDPOSE_AVX2
+            while ch &+ 16 <= vecC {
+                windowBlocks(Lanes8.self, Lanes8.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)
                 ch &+= 16
             }
             #endif
@@ -218,7 +225,8 @@ private struct RowKernel {
     /// are computed and not stored. The sums are formed in the order `pixel` forms them, so the results are
     /// the same to the bit.
     /// With AVX-512, two blocks of sixteen channels at once (eight accumulators: four would leave the FMA
-    /// units waiting on the latency), or sixteen and eight where 24 remain, then one of sixteen, then eight. The window is a type, so that each of the four
+    /// units waiting on the latency), or sixteen and eight where 24 remain, then one of sixteen, then eight; with
+    /// AVX2, two blocks of eight at once, then eight. The window is a type, so that each of the four
     /// kinds compiles on its own: with the width and the border flag as run-time values (the compiler keeps
     /// this function out of line), a test and a branch stood beside every load.
     func slide<W: SlideWindow>(_: W.Type, ox: Int, count: Int) {
@@ -237,6 +245,11 @@ private struct RowKernel {
         }
         while ch &+ 16 <= vecC {
             slideBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: false, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
+            ch &+= 16
+        }
+        #elseif HANDPOSE_AVX2
+        while ch &+ 16 <= vecC {
+            slideBlocks(Lanes8.self, Lanes8.self, ch: ch, pair: true, kw: kw, ix0: ix0, o: o, count: count, clipped: clipped)
             ch &+= 16
         }
         #endif

@@ -111,6 +111,21 @@ public enum InputFiles {
         }
     }
 
+    /// Refuses `items` that would be one file where their outputs are written: names that differ only in
+    /// normalisation or letter case, where the file system holding `folder` folds them (`nameFolding`, probed
+    /// in `folder` or, before it is made, in the nearest folder above it that exists). `collect` has compared
+    /// the names byte for byte already; this adds what the output's file system compares. `extract` checks its
+    /// output folder, `export` the keypoints folder it reads and extracts into.
+    public static func refuseFoldedCollisions(_ items: [Item], writtenIn folder: URL) throws {
+        var probed = folder.standardizedFileURL
+        var isFolder: ObjCBool = false
+        while !(FileManager.default.fileExists(atPath: probed.path, isDirectory: &isFolder) && isFolder.boolValue) && probed.path != "/" {
+            probed.deleteLastPathComponent()
+        }
+        let folding = nameFolding(in: probed)
+        if folding != NameFolding() { try refuseCollisions(items, folding: folding) }
+    }
+
     /// How the file system holding `folder` compares names, by probing: two hidden files made and looked up
     /// under the other spelling, then removed. Nothing folded where the folder cannot be written.
     public static func nameFolding(in folder: URL) -> NameFolding {

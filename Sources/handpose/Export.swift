@@ -6,6 +6,7 @@ import FileSystem
 import Foundation
 import KeypointStore
 import Keypoints
+import VideoIO
 
 /// `handpose export`: training arrays from labelled data and keypoints.
 struct Export: ParsableCommand {
@@ -132,6 +133,11 @@ struct ExportRun {
         if (root.path + "/").hasPrefix(output.path + "/") {
             throw ValidationError("--keypoints \(options.keypoints) lies inside the output folder \(options.output), which an export replaces whole; keep keypoints elsewhere")
         }
+        // Where the keypoints folder's file system folds names (a share from macOS), two clips whose names differ
+        // only in normalisation or letter case would read and write one keypoint file: refused, as extract does.
+        do {
+            try InputFiles.refuseFoldedCollisions(inputs.map { InputFiles.Item(url: $0.url, relative: $0.relative) }, writtenIn: root)
+        } catch { throw RuntimeFailure("\(error)") }
         // The output is checked before any extraction (a file in the way, a non-empty folder without --overwrite).
         do { try StagedFolder.export(output, replace: options.overwrite).discard() } catch { throw RuntimeFailure("\(error)") }
         // The models asked for; when they cannot be found, files made already are still usable.

@@ -65,10 +65,8 @@ struct Extract: ParsableCommand {
             found = try InputFiles.collect(inputs, recursive: recursive)
             try OutputFolder.prepare(output)
             // Where the output's file system folds names (a share from macOS: `café` in NFC and NFD, or `A` and `a`,
-            // are one file), inputs that only differ so would be written over each other: refused as any collision
-            // (`collect` has checked the names byte for byte).
-            let folding = InputFiles.nameFolding(in: URL(fileURLWithPath: output))
-            if folding != InputFiles.NameFolding() { try InputFiles.refuseCollisions(found.items, folding: folding) }
+            // are one file), inputs that only differ so would be written over each other: refused as any collision.
+            try InputFiles.refuseFoldedCollisions(found.items, writtenIn: URL(fileURLWithPath: output))
         } catch let error as InputFiles.Problem {
             throw RuntimeFailure("\(error)")
         } catch let error as ExtractionError {

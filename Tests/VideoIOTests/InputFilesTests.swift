@@ -79,5 +79,11 @@ final class InputFilesTests: XCTestCase {
         }
         XCTAssertEqual(InputFiles.nameFolding(in: dir), InputFiles.NameFolding())
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix(".handpose-names") })
+        // An output folder not made yet is probed in the nearest folder above it (this one, which folds nothing),
+        // and is not made by the probe.
+        let later = dir.appendingPathComponent("not/made/yet")
+        XCTAssertNoThrow(try InputFiles.refuseFoldedCollisions(items, writtenIn: later))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("not").path))
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir.path).contains { $0.hasPrefix(".handpose-names") })
     }
 }

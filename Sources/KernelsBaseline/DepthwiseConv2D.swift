@@ -1,8 +1,8 @@
 import Kernels
 
-/// `DepthwiseConv2D` run: blocks of eight channels (sixteen, and pairs of sixteen, with AVX-512); four
-/// output pixels share each weight load in the interior and, at stride 1 with 3x3 and 5x5 windows, at
-/// the borders too, reading zeros outside the input; other border pixels go one at a time, skipping taps
+/// `DepthwiseConv2D` run: blocks of eight channels (pairs of eight with AVX2; sixteen, and pairs of sixteen, with
+/// AVX-512); four output pixels share each weight load in the interior and, at stride 1 with 3x3 and 5x5
+/// windows, at the borders too, reading zeros outside the input; other border pixels go one at a time, skipping taps
 /// that fall outside the input. Channels past the last multiple of eight (face_detection_short_range's
 /// 28, 36 and 42) go as one more block of eight that ends at the last channel and so repeats some already
 /// done: each channel's sum is its own lane's, formed in the same order, so the repeated ones are written
@@ -120,8 +120,9 @@ enum Border5: SlideWindow { static var kw: Int { 5 }; static var clipped: Bool {
 /// With AVX-512, sixteen channels per vector (two vectors at once where 32 remain; where 24 remain, a vector
 /// of sixteen and one of eight at once: eight accumulators, where one after the other each had four and
 /// waited on the multiply-add's latency; docs/engine-kernels.md has the runs), then eight. With AVX2, two
-/// blocks of eight at once where sixteen remain, for the same reason (on Zen 3 the stride-1 layers ran at
-/// 37-43% of the peak with four; docs/engine-kernels.md, "Depthwise pairs on AVX2").
+/// blocks of eight at once where sixteen remain, for the same reason (on Zen 3, with four accumulators, the
+/// stride-1 layers ran at 37-43% of the peak and the stride-2 ones at 20-27%; docs/engine-kernels.md, "Depthwise
+/// pairs on AVX2").
 private struct RowKernel {
     let x: UnsafePointer<Float>, w: UnsafePointer<Float>, b: UnsafePointer<Float>
     let outRow: UnsafeMutablePointer<Float>
@@ -152,7 +153,7 @@ private struct RowKernel {
             }
             // Whole windows, four pixels `pixelStep` apart: with AVX-512, two blocks of sixteen channels at once
             // (eight accumulators; four leave the FMA units waiting on the latency), or sixteen and eight where
-            // 24 remain, then one of sixteen; then eight.
+            // 24 remain, then one of sixteen; with AVX2, two blocks of eight at once; then eight.
             #if HANDPOSE_AVX512
             while ch &+ 32 <= vecC {
                 windowBlocks(Lanes16.self, Lanes16.self, ch: ch, pair: true, kw: kw, inBase: inBase, pixelStep: pixelStep, o: o)

@@ -350,6 +350,9 @@ final class KernelTests: XCTestCase {
                     } }
                     expected[(oy * win.outW + ox) * s.c + c] = act(acc, a)
                 } } }
+                // The first variant with fused multiply-add: every other one forms each sum the same way (AVX2 with
+                // pairs of eight channels, AVX-512 with sixteens), so gives the same bits.
+                var fused: (label: String, y: [Float])?
                 for kernels in Self.variants {
                     var y = [Float](repeating: .nan, count: dw.output.count)
                     x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
@@ -358,6 +361,14 @@ final class KernelTests: XCTestCase {
                         kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: win.outH / 2..<win.outH)
                     } }
                     assertClose(y, expected, "\(TestedKernels.label(kernels)) depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                    if kernels.isa != .baseline {
+                        if let fused {
+                            let differ = y.indices.filter { y[$0].bitPattern != fused.y[$0].bitPattern }.count
+                            XCTAssertEqual(differ, 0, "\(TestedKernels.label(kernels)) against \(fused.label): depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                        } else {
+                            fused = (TestedKernels.label(kernels), y)
+                        }
+                    }
                     // As threads split the channels of a small map: blocks of 16 (the last one partial where
                     // the channels are not a multiple of 16), each into a buffer of NaN: its channels the same
                     // values bit for bit, no other channel written.

@@ -113,9 +113,9 @@ public enum InputFiles {
 
     /// Refuses `items` that would be one file where their outputs are written: names that differ only in
     /// normalisation or letter case, where the file system holding `folder` folds them (`nameFolding`, probed
-    /// in `folder` or, before it is made, in the nearest folder above it that exists). `collect` has compared
-    /// the names byte for byte already; this adds what the output's file system compares. `extract` checks its
-    /// output folder, `export` the keypoints folder it reads and extracts into.
+    /// in `folder` or, before it is made, in the nearest folder above it that exists), beyond the byte-for-byte
+    /// comparison `collect` makes. `extract` checks its output folder, `export` the keypoints folder it reads and
+    /// extracts into. A folder that cannot be written is not probed, so nothing is refused there.
     public static func refuseFoldedCollisions(_ items: [Item], writtenIn folder: URL) throws {
         var probed = folder.standardizedFileURL
         var isFolder: ObjCBool = false

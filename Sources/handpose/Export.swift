@@ -137,6 +137,14 @@ struct ExportRun {
         // only in normalisation or letter case would read and write one keypoint file: refused, as extract does.
         do {
             try InputFiles.refuseFoldedCollisions(inputs.map { InputFiles.Item(url: $0.url, relative: $0.relative) }, writtenIn: root)
+        } catch InputFiles.Problem.collisions(let count, let listed) {
+            throw RuntimeFailure("""
+                \(count) clips or images would share a keypoint file in \(root.path), whose file system takes names that \
+                differ only in letter case or Unicode normalisation for one:
+                  \(listed)
+                Name each clip one way in the annotations (or rename one of each pair), or give --keypoints a folder on a \
+                file system that keeps such names apart.
+                """)
         } catch { throw RuntimeFailure("\(error)") }
         // The output is checked before any extraction (a file in the way, a non-empty folder without --overwrite).
         do { try StagedFolder.export(output, replace: options.overwrite).discard() } catch { throw RuntimeFailure("\(error)") }

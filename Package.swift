@@ -79,7 +79,7 @@ let package = Package(
         // A header only: the spin-wait hint (PAUSE, YIELD) of the engine's thread pool.
         .systemLibrary(name: "CPause", path: "Sources/CPause"),
         .target(name: "KernelsBaseline", dependencies: ["Kernels", "CPrefetch"], swiftSettings: baselineSettings),
-        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "CPause", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]
+        .target(name: "Inference", dependencies: ["Kernels", "KernelsBaseline", "CPause", "CPrefetch", "FileSystem", .product(name: "Crypto", package: "swift-crypto")]
                 + kernelVariants.map { .target(name: $0.name) }),
         .target(name: "Keypoints", dependencies: ["FileSystem"]),
         .target(name: "KeypointFormats", dependencies: ["FileSystem", "Keypoints", "ZIPFoundation"]),

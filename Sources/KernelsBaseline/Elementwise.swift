@@ -17,6 +17,20 @@ enum Elementwise {
     static func prelu(_ x: UnsafePointer<Float>, alpha: UnsafePointer<Float>, channels: Int,
                       _ y: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
         let vecC = channels & ~7
+        if vecC == channels && channels > 0 {
+            // Whole vectors only: one flat run, the slopes' block cycling, with no loop a pixel (the recrop model's
+            // eight channels were a pixel's one vector between a pixel loop's steps: 0.038 ms for 128x128x8).
+            var i = pixels.lowerBound &* channels, ch = 0
+            let end = pixels.upperBound &* channels
+            while i < end {
+                let v = load8(x + i)
+                store8(v.replacing(with: v * load8(alpha + ch), where: v .< 0), y + i)
+                i &+= 8
+                ch &+= 8
+                if ch == channels { ch = 0 }
+            }
+            return
+        }
         for p in pixels {
             let row = x + p * channels, out = y + p * channels
             var ch = 0

@@ -335,6 +335,11 @@ final class KernelTests: XCTestCase {
             // a part of 4 or 2 goes channel by channel, the same bit for bit.
             (HWC(9, 10, 28), 3, 2, .same), (HWC(6, 9, 36), 3, 1, .same), (HWC(7, 6, 42), 3, 2, .same),
             (HWC(5, 11, 26), 5, 1, .same), (HWC(4, 9, 11), 5, 2, .same), (HWC(6, 12, 34), 3, 2, .same),
+            // 1x1 at stride 1 (the recrop model's per-channel scale and shift): every channel in one flat run
+            // (8, 16, 24), a part from channel 16 or a tail past a multiple of eight pixel by pixel (11, 40), and
+            // fewer than eight channels by the general path (4).
+            (HWC(5, 7, 8), 1, 1, .same), (HWC(4, 6, 16), 1, 1, .valid), (HWC(3, 5, 11), 1, 1, .same),
+            (HWC(4, 5, 24), 1, 1, .same), (HWC(3, 6, 40), 1, 1, .valid), (HWC(3, 4, 4), 1, 1, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {
@@ -425,41 +430,50 @@ final class KernelTests: XCTestCase {
     /// Max pooling keeps the first of equal values (-0 before +0) in vector lanes and the scalar tail alike, as
     /// TFLite's std::max does.
     func testPoolingTiesMatchTheVectors() {
-        // One 2x2 window over 11 channels (eight in a vector, three in the tail): -0, then +0, then -1 twice.
-        let s = HWC(2, 2, 11)
-        let pixels: [Float] = [-0.0, 0.0, -1, -1].flatMap { [Float](repeating: $0, count: s.c) }
-        let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .valid)
-        for kernels in Self.variants {
-            var out = [Float](repeating: 1, count: s.c)
-            pixels.withUnsafeBufferPointer { xp in out.withUnsafeMutableBufferPointer { yp in
-                kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<1)
-            } }
-            XCTAssertEqual(out.map(\.bitPattern), [UInt32](repeating: (-0.0 as Float).bitPattern, count: s.c), "\(TestedKernels.label(kernels)) max pool tie: \(out)")
+        // One 2x2 window over 11 channels (eight in a vector, three in the tail) and over 16 (whole vectors, the
+        // 2x2 stride-2 path): -0, then +0, then -1 twice.
+        for s in [HWC(2, 2, 11), HWC(2, 2, 16)] {
+            let pixels: [Float] = [-0.0, 0.0, -1, -1].flatMap { [Float](repeating: $0, count: s.c) }
+            let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .valid)
+            for kernels in Self.variants {
+                var out = [Float](repeating: 1, count: s.c)
+                pixels.withUnsafeBufferPointer { xp in out.withUnsafeMutableBufferPointer { yp in
+                    kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<1)
+                } }
+                XCTAssertEqual(out.map(\.bitPattern), [UInt32](repeating: (-0.0 as Float).bitPattern, count: s.c), "\(TestedKernels.label(kernels)) max pool tie: \(out)")
+            }
         }
     }
 
     func testMaxPoolAndMean() {
         var rng = SeededRandom(14)
-        let s = HWC(6, 5, 11)
-        let x = rng.floats(s.count)
-        let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: .same)
-        var expected = [Float](repeating: -.infinity, count: win.outH * win.outW * s.c)
-        for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c { for ky in 0..<2 { for kx in 0..<2 {
-            let iy = oy * 2 + ky, ix = ox * 2 + kx
-            if iy < s.h, ix < s.w { expected[(oy * win.outW + ox) * s.c + c] = max(expected[(oy * win.outW + ox) * s.c + c], x[(iy * s.w + ix) * s.c + c]) }
-        } } } } }
-        for kernels in Self.variants {
-            var y = [Float](repeating: .nan, count: win.outH * win.outW * s.c)
-            x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
-                kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: .none, output: yp.baseAddress!, rows: 0..<win.outH)
-            } }
-            assertClose(y, expected, "\(TestedKernels.label(kernels)) max pool")
-        }
-        var mean = [Float](repeating: 0, count: s.c)
-        x.withUnsafeBufferPointer { xp in mean.withUnsafeMutableBufferPointer { DataMovement.meanHW(input: xp.baseAddress!, shape: s, output: $0.baseAddress!) } }
-        for c in 0..<s.c {
-            let m = stride(from: c, to: x.count, by: s.c).map { x[$0] }.reduce(0, +) / Float(s.h * s.w)
-            XCTAssertEqual(mean[c], m, accuracy: 1e-5)
+        // Same padding over 11 channels (the general loop), and 2x2 stride-2 windows inside the input over whole
+        // vectors of channels (the path of their own), an odd row and column left out, an activation after.
+        for (s, padding, activation) in [(HWC(6, 5, 11), Padding.same, Activation.none), (HWC(7, 9, 8), .valid, .none),
+                                         (HWC(6, 4, 24), .valid, .relu6)] {
+            let x = rng.floats(s.count, in: -8...8)
+            let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: padding)
+            var expected = [Float](repeating: -.infinity, count: win.outH * win.outW * s.c)
+            for oy in 0..<win.outH { for ox in 0..<win.outW { for c in 0..<s.c { for ky in 0..<2 { for kx in 0..<2 {
+                let iy = oy * 2 + ky, ix = ox * 2 + kx
+                if iy < s.h, ix < s.w { expected[(oy * win.outW + ox) * s.c + c] = max(expected[(oy * win.outW + ox) * s.c + c], x[(iy * s.w + ix) * s.c + c]) }
+            } } } } }
+            expected = expected.map { act($0, activation) }
+            for kernels in Self.variants {
+                var y = [Float](repeating: .nan, count: win.outH * win.outW * s.c)
+                // In two parts, as threads split the rows.
+                x.withUnsafeBufferPointer { xp in y.withUnsafeMutableBufferPointer { yp in
+                    kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: activation, output: yp.baseAddress!, rows: 0..<1)
+                    kernels.maxPool(input: xp.baseAddress!, shape: s, window: win, activation: activation, output: yp.baseAddress!, rows: 1..<win.outH)
+                } }
+                XCTAssertEqual(y.map(\.bitPattern), expected.map(\.bitPattern), "\(TestedKernels.label(kernels)) max pool \(s) \(padding)")
+            }
+            var mean = [Float](repeating: 0, count: s.c)
+            x.withUnsafeBufferPointer { xp in mean.withUnsafeMutableBufferPointer { DataMovement.meanHW(input: xp.baseAddress!, shape: s, output: $0.baseAddress!) } }
+            for c in 0..<s.c {
+                let m = stride(from: c, to: x.count, by: s.c).map { x[$0] }.reduce(0, +) / Float(s.h * s.w)
+                XCTAssertEqual(mean[c], m, accuracy: 1e-4)
+            }
         }
     }
 
@@ -496,6 +510,23 @@ final class KernelTests: XCTestCase {
             DataMovement.padChannels(xp.baseAddress!, channels: 2, before: 1, after: 2, zp.baseAddress!, pixels: 0..<1)
         } }
         XCTAssertEqual(z, y)
+        // The vector moves: channel counts and pads on both sides of eight, against the general pad.
+        for (channels, before, after) in [(8, 0, 8), (24, 0, 4), (17, 9, 3), (3, 1, 16), (42, 0, 6)] {
+            let pixels = 5
+            let v = (0..<(pixels * channels)).map { Float($0) - 7.5 }
+            let width = before + channels + after
+            var general = [Float](repeating: .nan, count: pixels * width), vector = general
+            v.withUnsafeBufferPointer { vp in
+                general.withUnsafeMutableBufferPointer { gp in
+                    DataMovement.pad(vp.baseAddress!, shape: [1, 1, pixels, channels], pads: [(0, 0), (0, 0), (0, 0), (before, after)], gp.baseAddress!)
+                }
+                vector.withUnsafeMutableBufferPointer { wp in
+                    DataMovement.padChannels(vp.baseAddress!, channels: channels, before: before, after: after, wp.baseAddress!, pixels: 2..<pixels)
+                    DataMovement.padChannels(vp.baseAddress!, channels: channels, before: before, after: after, wp.baseAddress!, pixels: 0..<2)
+                }
+            }
+            XCTAssertEqual(vector, general, "\(channels) channels, \(before) before, \(after) after")
+        }
         let a: [Float] = [1, 2, 3, 4], b: [Float] = [9, 8]
         var c = [Float](repeating: 0, count: 6)
         a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in c.withUnsafeMutableBufferPointer { cp in
@@ -534,6 +565,18 @@ final class KernelTests: XCTestCase {
                 kernels.prelu(ap.baseAddress!, alpha: al.baseAddress!, channels: channels, yp.baseAddress!, pixels: 0..<(n / channels))
             } } }
             assertClose(y, a.enumerated().map { $1 < 0 ? $1 * alpha[$0 % channels] : $1 }, "\(TestedKernels.label(kernels)) prelu")
+            // Whole vectors of channels (8, 16, 24): one flat run over the pixels, a part starting mid-way; the
+            // same bits as a multiply of each negative value.
+            for c in [8, 16, 24] {
+                let pixels = 13, v = rng.floats(pixels * c), slopes = rng.floats(c, in: 0...0.5)
+                var out = [Float](repeating: .nan, count: v.count)
+                v.withUnsafeBufferPointer { vp in slopes.withUnsafeBufferPointer { sp in out.withUnsafeMutableBufferPointer { op in
+                    kernels.prelu(vp.baseAddress!, alpha: sp.baseAddress!, channels: c, op.baseAddress!, pixels: 5..<pixels)
+                    kernels.prelu(vp.baseAddress!, alpha: sp.baseAddress!, channels: c, op.baseAddress!, pixels: 0..<5)
+                } } }
+                let expected = v.enumerated().map { $1 < 0 ? $1 * slopes[$0 % c] : $1 }
+                XCTAssertEqual(out.map(\.bitPattern), expected.map(\.bitPattern), "\(TestedKernels.label(kernels)) prelu, \(c) channels")
+            }
         }
     }
 

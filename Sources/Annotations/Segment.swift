@@ -10,7 +10,8 @@ public struct Segment: Equatable, Sendable, Codable {
         get { URL(fileURLWithPath: videoFile, isDirectory: false) }
         set { videoFile = newValue.path }
     }
-    /// The video as written in the annotation file.
+    /// The clip's name: its path under the annotation root, with `.` and `..` resolved (`./clip.mp4` and
+    /// `clip.mp4` are one clip), as the annotation file names it.
     public var videoPath: String
     public var label: String
     public var start: Double?

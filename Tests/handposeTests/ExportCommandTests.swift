@@ -60,6 +60,40 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertTrue(manifest.contains("wave/clip1.mp4") && manifest.contains("Background/clip1.mp4"), manifest)
     }
 
+    /// One clip written several ways in an annotation file (`./wave/clip1.mp4`, `wave/clip1.mp4`,
+    /// `Background/../wave/clip1.mp4`, its absolute path) is one clip: extracted once, named one way in the
+    /// manifest, and put in one part of a split, never in train and test both (as four names had put it).
+    func testOneClipWrittenSeveralWaysIsOneClipInOnePart() throws {
+        let models = try ToolRunner.models()
+        let root = try labelledFolders()
+        let spellings = ["./wave/clip1.mp4", "wave/clip1.mp4", "Background/../wave/clip1.mp4", root.path + "/wave/clip1.mp4"]
+        var csv = "video,label,start,end\n"
+        for (k, spelling) in spellings.enumerated() { csv += "\(spelling),wave,\(Double(k) * 0.25),\(Double(k + 1) * 0.25)\n" }
+        csv += "wave/clip2.mp4,wave,0,1\nBackground/clip1.mp4,Background,0,1\nBackground/clip2.mp4,Background,0,1\n"
+        let annotations = root.appendingPathComponent("annotations.csv")
+        try csv.write(to: annotations, atomically: true, encoding: .utf8)
+        let kp = dir.appendingPathComponent("kp").path
+        for seed in 0..<4 {
+            let out = dir.appendingPathComponent("ds\(seed)").path
+            let (code, text) = try ToolRunner.run(["export", "actions", annotations.path, "--keypoints", kp, "-o", out, "--models", models,
+                                                   "--fps", "15", "--window", "3", "--split", "train=0.5,test=0.5", "--seed", "\(seed)"])
+            XCTAssertEqual(code, 0, text)
+            if seed == 0 { XCTAssertTrue(text.contains("extracting 4 clips and images without usable keypoints"), text) }
+            var parts: [String: Set<String>] = [:]
+            for part in ["train", "test"] {
+                for line in try String(contentsOfFile: out + "/\(part)/manifest.jsonl", encoding: .utf8).split(separator: "\n") {
+                    let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+                    parts[row["source"] as! String, default: []].insert(part)
+                }
+            }
+            XCTAssertEqual(Set(parts.keys), ["wave/clip1.mp4", "wave/clip2.mp4", "Background/clip1.mp4", "Background/clip2.mp4"], "seed \(seed)")
+            XCTAssertEqual(parts["wave/clip1.mp4"]?.count, 1, "seed \(seed): one clip in \(parts["wave/clip1.mp4"] ?? [])")
+        }
+        let made = try FileManager.default.subpathsOfDirectory(atPath: kp).filter { $0.hasSuffix(".json") }.sorted()
+        XCTAssertEqual(made, ["Background/clip1.mp4.hands.json", "Background/clip2.mp4.hands.json", "wave/clip1.mp4.hands.json",
+                              "wave/clip2.mp4.hands.json"])
+    }
+
     func testSettingsAreCheckedOnTheFlyExtractionUsesTheFlagsAndAugmentGoesToTrain() throws {
         let models = try ToolRunner.models()
         let root = try labelledFolders()

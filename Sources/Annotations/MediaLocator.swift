@@ -61,12 +61,15 @@ struct MediaLocator {
 
     /// A found clip, named by its path under the annotation root.
     private func under(_ file: String) -> Outcome {
+        // Compared and cut by bytes: `String`'s `hasPrefix` compares by canonical equivalence, so a root named in
+        // NFC took a clip under its NFD twin (another folder on Linux) as its own, and a cut by characters or
+        // bytes then named it wrong.
         let base = root.hasSuffix("/") ? root : root + "/"
-        guard file.hasPrefix(base) else {
+        guard file.utf8.count > base.utf8.count, file.utf8.starts(with: base.utf8) else {
             return .failure(.outsideRoot, "the clip \(file) lies outside the annotation root \(root)",
                             hint: "give --root the folder that holds the clips (the folder given to extract), so keypoints are found by their path under it")
         }
-        return .found(Found(file: file, relative: String(file.dropFirst(base.count))))
+        return .found(Found(file: file, relative: String(decoding: file.utf8.dropFirst(base.utf8.count), as: UTF8.self)))
     }
 
     /// Clips under the media root by file name, listed once.

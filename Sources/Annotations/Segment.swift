@@ -10,8 +10,9 @@ public struct Segment: Equatable, Sendable, Codable {
         get { URL(fileURLWithPath: videoFile, isDirectory: false) }
         set { videoFile = newValue.path }
     }
-    /// The clip's name: its path under the annotation root, with `.` and `..` resolved (`./clip.mp4` and
-    /// `clip.mp4` are one clip), as the annotation file names it.
+    /// The clip's name, as the annotation file names it with `.`, `..` and doubled slashes resolved
+    /// (`./clip.mp4` and `clip.mp4` are one clip): relative to the annotation root, or absolute where the file
+    /// gives an absolute path.
     public var videoPath: String
     public var label: String
     public var start: Double?

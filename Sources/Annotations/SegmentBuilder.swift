@@ -131,17 +131,19 @@ struct SegmentBuilder: AnnotationEntrySink {
         return t
     }
 
-    /// The clip `text` names: its absolute path, and its name, the path under the base folder with `.` and `..`
-    /// resolved, as the ELAN and Label Studio readers name a clip. A clip written two ways (`./clip.mp4` on one
-    /// row, `clip.mp4` or `sub/../clip.mp4` on another) is one clip: one keypoint file, one part of a split,
-    /// where two names had put it in train and test both. Nil file (and the text as written, for the
-    /// message) when the path leads outside the base folder.
+    /// The clip `text` names: its absolute path, and its name. A relative path is named by the path under the
+    /// base folder with `.`, `..` and doubled slashes resolved, as the ELAN and Label Studio readers name a clip;
+    /// an absolute one by the same resolved absolute path (kept absolute, so that converting or saving the file
+    /// writes it as the file had it). So `./clip.mp4`, `clip.mp4` and `sub/../clip.mp4` on three rows are one clip:
+    /// one keypoint file, one part of a split, where three names had put it in train and test both. Nil file
+    /// (and the text as written, for the message) when the path leads outside the base folder.
     private mutating func resolved(_ text: String) -> (text: String, file: String?) {
         if let known = paths[PathKey(text)] { return known }
         if paths.count >= Self.cacheLimit { paths.removeAll(keepingCapacity: true) }
         let file = AnnotationSource.resolve(text, basePath: basePath)
-        let base = basePath.hasSuffix("/") ? basePath.utf8.count : basePath.utf8.count + 1
-        let r = (file.map { String(decoding: $0.utf8.dropFirst(base), as: UTF8.self) } ?? text, file)
+        let base = basePath.utf8.last == UInt8(ascii: "/") ? basePath.utf8.count : basePath.utf8.count + 1
+        let name = file.map { text.utf8.first == UInt8(ascii: "/") ? $0 : String(decoding: $0.utf8.dropFirst(base), as: UTF8.self) }
+        let r = (name ?? text, file)
         paths[PathKey(text)] = r
         return r
     }

@@ -369,7 +369,7 @@ public actor AnnotationDocument {
     }
 
     /// The segments to write: labels and times checked, each video as the file names it (a path it
-    /// already holds, or a clip's path under the root, written from the file's folder).
+    /// already holds, its `.` and `..` resolved as `Segment.videoPath` says, or a clip's path under the root, written from the file's folder).
     func segments(_ rows: [Edit.Segment], written: Set<String>) throws -> [Segment] {
         var problems: [Finding] = []
         var out: [Segment] = []

@@ -24,8 +24,8 @@ struct Convert: ParsableCommand {
         abstract: "Convert annotations: Create ML CSV or JSON, ELAN (one .eaf per clip) or Label Studio tasks with predictions.",
         discussion: """
         IN is read as validate reads it (its format from its content; a folder of .eaf files is an ELAN corpus). \
-        Labels, times (to the millisecond; Label Studio counts whole frames) and clip paths are kept: a round trip gives \
-        the same segments. ELAN output is a folder with one .eaf per clip (or one .eaf file for one clip) (OUT/<clip path>.eaf), linking the clip by a \
+        Labels, times (to the millisecond; Label Studio counts whole frames) and clip paths are kept (a path's `.`, `..` and \
+        doubled slashes resolved: ./clip.mp4 is written clip.mp4): a round trip gives the same segments. ELAN output is a folder with one .eaf per clip (or one .eaf file for one clip) (OUT/<clip path>.eaf), linking the clip by a \
         relative and an absolute path; overlapping segments of one clip go to further tiers. Label Studio output is a \
         task file with predictions (Label Studio imports them as pre-annotations) and, beside it, \
         OUT.label-config.xml, the labeling config declaring --output-frame-rate. Clips without start or end are opened for \

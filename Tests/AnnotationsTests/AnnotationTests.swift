@@ -246,6 +246,26 @@ final class AnnotationTests: XCTestCase {
         XCTAssertNil(AnnotationSource.resolve("/data/setx/c.mp4", basePath: "/data/set"))
         XCTAssertNil(AnnotationSource.resolve("../../../../etc/passwd", basePath: "/data/set"))
         XCTAssertEqual(AnnotationSource.resolve("c.mp4", basePath: "/"), "/c.mp4")
+        // The base folder itself is no clip, "/" included.
+        XCTAssertNil(AnnotationSource.resolve(".", basePath: "/data/set"))
+        XCTAssertNil(AnnotationSource.resolve(".", basePath: "/"))
+        XCTAssertNil(AnnotationSource.resolve("a/..", basePath: "/"))
+        // Folders compared by bytes: a base named in NFC does not hold the path under its NFD twin, another
+        // folder on Linux (as `String`'s canonical `hasPrefix` had it), nor the other way round.
+        let nfc = "/data/caf\u{E9}", nfd = "/data/cafe\u{301}"
+        XCTAssertNil(AnnotationSource.resolve(nfd + "/x.mp4", basePath: nfc))
+        XCTAssertNil(AnnotationSource.resolve(nfc + "/x.mp4", basePath: nfd))
+        XCTAssertEqual(AnnotationSource.resolve("x.mp4", basePath: nfd), nfd + "/x.mp4")
+    }
+
+    /// A row's clip is named as the file writes it with `.`, `..` and doubled slashes resolved: relative paths
+    /// under the annotation folder, absolute ones absolute. Three spellings of one relative path are one name.
+    func testAClipWrittenSeveralWaysHasOneName() throws {
+        let text = "video,label,start,end\n./clip.mp4,wave,0,1\nclip.mp4,wave,1,2\nb/..//clip.mp4,wave,2,3\n\(dir.path)/./clip.mp4,wave,0,1\n"
+        let set = run("names.csv", text)
+        XCTAssertEqual(set.errors.count, 0, "\(set.errors)")
+        XCTAssertEqual(set.segments.map(\.videoPath), ["clip.mp4", "clip.mp4", "clip.mp4", dir.path + "/clip.mp4"])
+        XCTAssertEqual(Set(set.segments.map(\.videoFile)), [dir.path + "/clip.mp4"])
     }
 
     func testSegmentKeepsItsEncodedForm() throws {

@@ -60,7 +60,7 @@ function newLabel() {
 function addSegment(start, end) {
   const mine = clipSegments();
   const segment = {
-    video: mine.length ? mine[0].video : app.clip.path,  // spelled as the file already names this clip
+    video: mine.length ? mine[0].video : app.clip.path,  // spelled as the file already names this clip (`.` and `..` resolved)
     clip: app.clip.path, label: newLabel(), start, end,
   };
   const at = mine.length ? app.segments.indexOf(mine[mine.length - 1]) + 1 : app.segments.length;

@@ -340,6 +340,7 @@ final class KernelTests: XCTestCase {
             // fewer than eight channels by the general path (4).
             (HWC(5, 7, 8), 1, 1, .same), (HWC(4, 6, 16), 1, 1, .valid), (HWC(3, 5, 11), 1, 1, .same),
             (HWC(4, 5, 24), 1, 1, .same), (HWC(3, 6, 40), 1, 1, .valid), (HWC(3, 4, 4), 1, 1, .same),
+            (HWC(3, 5, 28), 1, 1, .same),
         ]
         for (i, (s, k, stride, padding)) in cases.enumerated() {
             for a in [Activation.none, .relu, .relu6] {
@@ -366,6 +367,15 @@ final class KernelTests: XCTestCase {
                         kernels.depthwise(dw, input: xp.baseAddress!, output: yp.baseAddress!, rows: win.outH / 2..<win.outH)
                     } }
                     assertClose(y, expected, "\(TestedKernels.label(kernels)) depthwise case \(i) \(s) k\(k) s\(stride) \(a)")
+                    if k == 1 {
+                        // One tap: each value is the bias plus one product, fused where the variant fuses (as the
+                        // general path forms it), then the clamp. Exactly.
+                        let exact = (0..<dw.output.count).map { j in
+                            let c = j % s.c
+                            return act(kernels.isa == .baseline ? b[c] + x[j] * w[c] : b[c].addingProduct(x[j], w[c]), a)
+                        }
+                        XCTAssertEqual(y.map(\.bitPattern), exact.map(\.bitPattern), "\(TestedKernels.label(kernels)) depthwise 1x1 case \(i) \(s)")
+                    }
                     if kernels.isa != .baseline {
                         if let fused {
                             let differ = y.indices.filter { y[$0].bitPattern != fused.y[$0].bitPattern }.count
@@ -449,8 +459,10 @@ final class KernelTests: XCTestCase {
         var rng = SeededRandom(14)
         // Same padding over 11 channels (the general loop), and 2x2 stride-2 windows inside the input over whole
         // vectors of channels (the path of their own), an odd row and column left out, an activation after.
+        // (Same padding on 7x9: windows past the bottom and right edges, with no padding before them, go by the
+        // general loop too.)
         for (s, padding, activation) in [(HWC(6, 5, 11), Padding.same, Activation.none), (HWC(7, 9, 8), .valid, .none),
-                                         (HWC(6, 4, 24), .valid, .relu6)] {
+                                         (HWC(6, 4, 24), .valid, .relu6), (HWC(7, 9, 8), .same, .none)] {
             let x = rng.floats(s.count, in: -8...8)
             let win = Window(input: s, kh: 2, kw: 2, sh: 2, sw: 2, padding: padding)
             var expected = [Float](repeating: -.infinity, count: win.outH * win.outW * s.c)
